@@ -1,0 +1,49 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { normalizeEmail } from '../email.js'
+import { requestError } from '../errors.js'
+import { ChangePasswordBody, NoContent, PROBLEM_RESPONSES } from '../schemas.js'
+import { storeCall } from '../store-call.js'
+import type { RouteContext } from './context.js'
+
+export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
+  const { accounts, hasher, policy, checkPassword, emit } = context
+
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
+    schema: {
+      summary: 'Change the account password',
+      description: 'Authenticated by e-mail address and current password (no bearer token). Every token issued before the change stops working.',
+      tags: ['Auth'],
+      body: ChangePasswordBody,
+      response: { 204: NoContent, ...PROBLEM_RESPONSES }
+    }
+  }, async (request, reply) => {
+    const { currentPassword, newPassword, confirmNewPassword } = request.body
+    if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
+    const email = normalizeEmail(request.body.email)
+    const reasons = await policy.evaluate(newPassword, currentPassword, email)
+    if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
+
+    const result = await checkPassword(request, email, currentPassword)
+    if (result.outcome === 'throttled') {
+      emit(request, { type: 'password.change_failed', reason: 'throttled', email })
+      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
+    }
+    if (result.outcome === 'failed') {
+      emit(request, { type: 'password.change_failed', reason: result.reason, accountId: result.account?.id, email })
+      throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
+    }
+
+    const { account } = result
+    const newHash = await hasher.hash(newPassword)
+    const replaced = await storeCall(request, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+      id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
+    }))
+    if (!replaced) {
+      emit(request, { type: 'password.change_failed', reason: 'conflict', accountId: account.id, email })
+      throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
+    }
+    emit(request, { type: 'password.changed', accountId: account.id, email })
+    return await reply.code(204).send(null)
+  })
+}
