@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+
+/** An entry of AUTH_ACCOUNTS_FILE: a password to hash at start, or a ready argon2 hash. */
+export interface AccountSeed {
+  email: string
+  password?: string
+  passwordHash?: string
+  active?: boolean
+  id?: string
+}
+
+function checkSeed (entry: unknown, index: number): AccountSeed {
+  const where = `AUTH_ACCOUNTS_FILE entry ${index}`
+  if (typeof entry !== 'object' || entry === null) throw new Error(`${where} is not an object`)
+  const seed = entry as Record<string, unknown>
+  if (typeof seed.email !== 'string') throw new Error(`${where}: "email" must be a string`)
+  if ((typeof seed.password === 'string') === (typeof seed.passwordHash === 'string')) {
+    throw new Error(`${where}: give exactly one of "password" and "passwordHash"`)
+  }
+  if (seed.active !== undefined && typeof seed.active !== 'boolean') throw new Error(`${where}: "active" must be true or false`)
+  if (seed.id !== undefined && typeof seed.id !== 'string') throw new Error(`${where}: "id" must be a string`)
+  return seed as unknown as AccountSeed
+}
+
+export async function readAccountsFile (path: string): Promise<AccountSeed[]> {
+  const entries: unknown = JSON.parse(await readFile(path, 'utf8'))
+  if (!Array.isArray(entries)) throw new Error('AUTH_ACCOUNTS_FILE must hold a JSON array of accounts')
+  return entries.map(checkSeed)
+}
+
+/** The account the demo starts with when no file is given; its password is new at every start. */
+export function demoAccount (): AccountSeed & { password: string } {
+  return { email: 'demo@example.com', password: `demo-${randomBytes(12).toString('base64url')}` }
+}
