@@ -17,15 +17,20 @@ function fromFastifyError (error: FastifyError): PasswordAuthError | undefined {
 }
 
 /**
- * The routes' error handler: every error becomes problem+json. Anything unexpected is logged and
- * answered 503, failing closed, never a 500 with internals.
+ * Any error as one of the contract's. Anything unexpected is logged and becomes 503: authentication
+ * fails closed, and never answers a 500 with internals.
  */
+export function asRequestError (error: unknown, request: FastifyRequest): PasswordAuthError {
+  if (isPasswordAuthError(error)) return error
+  const known = fromFastifyError(error as FastifyError)
+  if (known !== undefined) return known
+  request.log.error({ err: error }, 'fastify-password-auth: unexpected error')
+  return requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+}
+
+/** The routes' error handler: every error becomes problem+json. */
 export function createErrorHandler (sendProblem: SendProblem) {
   return function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    if (isPasswordAuthError(error)) return sendProblem(reply, error)
-    const known = fromFastifyError(error)
-    if (known !== undefined) return sendProblem(reply, known)
-    request.log.error({ err: error }, 'fastify-password-auth: unexpected error')
-    return sendProblem(reply, requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+    return sendProblem(reply, asRequestError(error, request))
   }
 }

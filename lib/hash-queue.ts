@@ -11,6 +11,7 @@ export class HashQueue {
   readonly maxWaiting: number
   #running = 0
   #waiting: Array<() => void> = []
+  #shed = 0
 
   constructor (concurrency: number, maxWaiting: number) {
     this.concurrency = concurrency
@@ -22,6 +23,11 @@ export class HashQueue {
     return this.#running + this.#waiting.length
   }
 
+  /** Number of operations refused because both bounds were reached. */
+  get shed (): number {
+    return this.#shed
+  }
+
   async run<T> (task: () => Promise<T>): Promise<T> {
     if (this.#running < this.concurrency) {
       this.#running++
@@ -29,6 +35,7 @@ export class HashQueue {
       // The finishing task hands its slot over, so #running stays as it is.
       await new Promise<void>(resolve => this.#waiting.push(resolve))
     } else {
+      this.#shed++
       throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
     }
     try {

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PasswordAuthOptions } from './options.js'
-import { passwordAuth, type Authenticate } from './plugin.js'
+import { passwordAuth, type Authenticate, type PasswordAuthDecorator } from './plugin.js'
 import type { PasswordAuthAccount } from './stores/types.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Guard for your routes: `{ onRequest: fastify.authenticate }`. Answers 401/503 problem+json itself. */
     authenticate: Authenticate
+    passwordAuth: PasswordAuthDecorator
   }
   interface FastifyRequest {
     /** The authenticated account (without its password hash) once `authenticate` has passed; else null. */
@@ -23,12 +24,12 @@ const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(password
 
 export default fastifyPasswordAuth
 export { fastifyPasswordAuth }
-export type { Authenticate }
+export type { Authenticate, PasswordAuthDecorator }
 export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, ThrottleOptions } from './options.js'
 export type { AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason } from './events.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
 export type { Problem } from './problem.js'
-export { DEFAULT_ARGON2, hashPassword, type Argon2Params } from './password.js'
+export { DEFAULT_ARGON2, hashPassword, type Argon2Params, type HashingStats } from './password.js'
 export type { PasswordPolicyOptions } from './password-policy.js'
 export type { AccessTokenClaims, JwtAlgorithm } from './tokens.js'
 export type {

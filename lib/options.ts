@@ -191,7 +191,6 @@ function resolveHashing (hashing: HashingOptions = {}): Required<HashingOptions>
 
 /** Checks every option and fills in the defaults; a mistake throws FST_PWAUTH_INVALID_OPTION. */
 export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
-  assert(typeof options === 'object' && options !== null, 'options are required: { accounts, revocations, jwt }')
   checkStore('accounts', options.accounts)
   checkStore('revocations', options.revocations)
   if (options.attempts !== undefined) checkStore('attempts', options.attempts)

@@ -51,11 +51,23 @@ export function isWeakerHash (storedHash: string, params: Argon2Params): boolean
     Number(memoryCost) < params.memoryCost || Number(timeCost) < params.timeCost
 }
 
+/** Counters of the argon2 work done since registration. */
+export interface HashingStats {
+  verifications: number
+  hashes: number
+  /** Operations refused with 503 because the wait list was full. */
+  shed: number
+  /** Operations running or waiting now. */
+  inFlight: number
+}
+
 /** argon2id hashing and verification with the configured parameters, through the bounded queue. */
 export class PasswordHasher {
   readonly params: Readonly<Argon2Params>
   readonly #options: Argon2Params & { secret?: Uint8Array }
   readonly #queue: HashQueue
+  #verifications = 0
+  #hashes = 0
 
   constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue) {
     this.params = Object.freeze({ ...params })
@@ -64,18 +76,26 @@ export class PasswordHasher {
   }
 
   async hash (password: string): Promise<string> {
-    return await this.#queue.run(async () => await hash(normalizePassword(password), this.#options))
+    return await this.#queue.run(async () => {
+      this.#hashes++
+      return await hash(normalizePassword(password), this.#options)
+    })
   }
 
   /** False for a wrong password and for a stored hash that is not a valid argon2 string. */
   async verify (storedHash: string, password: string): Promise<boolean> {
     return await this.#queue.run(async () => {
+      this.#verifications++
       try {
         return await verify(storedHash, normalizePassword(password), this.#options)
       } catch {
         return false
       }
     })
+  }
+
+  stats (): HashingStats {
+    return { verifications: this.#verifications, hashes: this.#hashes, shed: this.#queue.shed, inFlight: this.#queue.size }
   }
 
   /** A hash of a random password with the configured parameters, verified instead of a missing one. */

@@ -1,15 +1,15 @@
-import fastifyJwt, { type JWT } from '@fastify/jwt'
+import fastifyJwt from '@fastify/jwt'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createTokenCheck } from './access-token.js'
 import { acceptJsonOnly, ignoreBody } from './body-parsers.js'
 import { createPasswordCheck } from './credentials.js'
-import { createErrorHandler } from './error-handler.js'
-import { invalidOption, isPasswordAuthError, requestError } from './errors.js'
+import { asRequestError, createErrorHandler } from './error-handler.js'
+import { invalidOption, requestError } from './errors.js'
 import { createEventEmitter } from './events.js'
 import { HashQueue } from './hash-queue.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
-import { PasswordHasher } from './password.js'
+import { PasswordHasher, type HashingStats } from './password.js'
 import { createPasswordPolicy } from './password-policy.js'
 import { createProblemSender } from './problem.js'
 import { registerChangePassword } from './routes/change-password.js'
@@ -17,24 +17,32 @@ import type { RouteContext } from './routes/context.js'
 import { registerLogin } from './routes/login.js'
 import { registerLogout } from './routes/logout.js'
 import { EmailThrottle } from './throttle.js'
-import { jwtPluginOptions, TokenService, type TokenConfig } from './tokens.js'
+import { jwtPluginOptions, TokenService, type JwtSignerVerifier, type TokenConfig } from './tokens.js'
 import { validatorCompiler } from './validation.js'
 
 /** The guard for host routes: `{ onRequest: fastify.authenticate }`. Sets `request.account`. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
 
+/** `fastify.passwordAuth`: what the plugin lets the host observe. */
+export interface PasswordAuthDecorator {
+  /** argon2 work done so far, for metrics and capacity planning. */
+  stats (): HashingStats
+}
+
 /**
- * @fastify/jwt is registered in a context of its own, so its decorators never meet a host's own
- * @fastify/jwt; we keep only its signer and verifier. A key pair that cannot verify its own token fails here.
+ * @fastify/jwt is registered in a context of its own, under a namespace, so it never clashes with a
+ * host's own @fastify/jwt; we keep only its signer and verifier. A key pair that cannot verify its own
+ * token fails here.
  */
 async function createTokenService (fastify: FastifyInstance, config: TokenConfig): Promise<TokenService> {
-  let jwt: JWT | undefined
+  let jwt: JwtSignerVerifier | undefined
   try {
     await fastify.register(async function tokenSigning (child) {
-      await child.register(fastifyJwt, jwtPluginOptions(config))
-      jwt = child.jwt
+      const options = jwtPluginOptions(config)
+      await child.register(fastifyJwt, options)
+      jwt = (child.jwt as unknown as Record<string, JwtSignerVerifier>)[options.namespace]
     })
-    const tokens = new TokenService(jwt as JWT, config.expiresIn)
+    const tokens = new TokenService(jwt as JwtSignerVerifier, config.expiresIn)
     tokens.verify(tokens.issue({ id: 'probe', email: 'probe@invalid', active: true, credentialVersion: 0 }).accessToken)
     return tokens
   } catch (err) {
@@ -69,13 +77,12 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     try {
       request.account = (await checkAccessToken(request)).account
     } catch (err) {
-      if (isPasswordAuthError(err)) return sendProblem(reply, err)
-      request.log.error({ err }, 'fastify-password-auth: unexpected error')
-      return sendProblem(reply, requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+      return sendProblem(reply, asRequestError(err, request))
     }
   }
   fastify.decorateRequest('account', null)
   fastify.decorate('authenticate', authenticate)
+  fastify.decorate('passwordAuth', { stats: () => hasher.stats() } satisfies PasswordAuthDecorator)
 
   await fastify.register(async function passwordAuthRoutes (routes) {
     routes.setValidatorCompiler(validatorCompiler)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { FastifyJWTOptions, JWT } from '@fastify/jwt'
+import type { FastifyJWTOptions } from '@fastify/jwt'
 import { requestError } from './errors.js'
 import type { PasswordAuthAccount } from './stores/types.js'
 
@@ -26,6 +26,15 @@ export interface AccessTokenClaims {
   aud: string
 }
 
+/**
+ * The part of @fastify/jwt's decorator we use. Declared here so that no @fastify/jwt type, and with it
+ * its `fastify.jwt` augmentation, reaches the host's types through ours.
+ */
+export interface JwtSignerVerifier {
+  sign (payload: Record<string, unknown>): string
+  verify<T> (token: string): T
+}
+
 export interface IssuedToken {
   accessToken: string
   tokenType: 'Bearer'
@@ -36,10 +45,14 @@ const TOKEN_TYPE = 'at+jwt'
 // Tokens are issued with exactly these header parameters; jku, x5u, jwk, kid … make a token invalid.
 const ALLOWED_HEADER = new Set(['alg', 'typ'])
 
-/** Options for @fastify/jwt: one pinned algorithm, `typ`, `iss`, `aud` and the claims we rely on. */
-export function jwtPluginOptions (config: TokenConfig): FastifyJWTOptions {
+/**
+ * Options for @fastify/jwt: one pinned algorithm, `typ`, `iss`, `aud` and the claims we rely on.
+ * The namespace keeps its decorators apart from a host's own @fastify/jwt, registered before or after.
+ */
+export function jwtPluginOptions (config: TokenConfig) {
   const { key, algorithm, issuer, audience, expiresIn } = config
   return {
+    namespace: 'fastifyPasswordAuth',
     secret: 'secret' in key ? key.secret : { private: key.privateKey, public: key.publicKey },
     // @fastify/jwt takes a numeric expiresIn as seconds.
     sign: { algorithm, expiresIn, iss: issuer, aud: audience, header: { alg: algorithm, typ: TOKEN_TYPE } },
@@ -51,15 +64,15 @@ export function jwtPluginOptions (config: TokenConfig): FastifyJWTOptions {
       requiredClaims: ['sub', 'jti', 'iat', 'exp', 'cv'],
       complete: true
     }
-  }
+  } satisfies FastifyJWTOptions
 }
 
 /** Issues and verifies access tokens. Everything here is synchronous: no libuv thread-pool work. */
 export class TokenService {
   readonly expiresIn: number
-  readonly #jwt: JWT
+  readonly #jwt: JwtSignerVerifier
 
-  constructor (jwt: JWT, expiresIn: number) {
+  constructor (jwt: JwtSignerVerifier, expiresIn: number) {
     this.#jwt = jwt
     this.expiresIn = expiresIn
   }

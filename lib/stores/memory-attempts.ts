@@ -18,6 +18,11 @@ export function blockDuration (failures: number, policy: ThrottlePolicy): number
   return doublings >= 31 ? policy.maxBlockMs : Math.min(policy.blockMs * 2 ** doublings, policy.maxBlockMs)
 }
 
+/** The wait suggested while other attempts of a key are still being verified. */
+export function inFlightRetryMs (policy: ThrottlePolicy): number {
+  return Math.min(1000, policy.leaseMs)
+}
+
 /**
  * Attempt counters in process memory, for a single instance. At most `maxKeys` keys are held: expired
  * ones are swept, and past the bound the oldest are dropped (each such key starts counting afresh).
@@ -45,7 +50,7 @@ export class MemoryAttemptStore implements AttemptStore {
       if (state.failures > 0 && now >= state.forgetAt) state.failures = 0
       if (state.blockedUntil > now) return { granted: false, retryAfterMs: state.blockedUntil - now }
       const slots = Math.max(1, policy.freeFailures - state.failures)
-      if (state.leases.size >= slots) return { granted: false, retryAfterMs: 1000 }
+      if (state.leases.size >= slots) return { granted: false, retryAfterMs: inFlightRetryMs(policy) }
     }
     const ticket = String(++this.#nextTicket)
     state.leases.set(ticket, now + policy.leaseMs)
@@ -53,8 +58,13 @@ export class MemoryAttemptStore implements AttemptStore {
   }
 
   async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<void> {
-    const state = this.#states.get(key)
-    if (state === undefined) return
+    let state = this.#states.get(key)
+    if (state === undefined) {
+      // Swept while the attempt ran past its lease: a failure still counts.
+      if (outcome !== 'failure') return
+      state = { failures: 0, blockedUntil: 0, forgetAt: 0, leases: new Map() }
+      this.#insert(key, state)
+    }
     state.leases.delete(ticket)
     const now = Date.now()
     if (outcome === 'success') {

@@ -72,7 +72,8 @@ export type AttemptOutcome = 'success' | 'failure' | 'cancel'
 /**
  * Counts password attempts per key. An attempt is reserved before the password is verified and settled
  * after, so attempts in flight count: with `f` failures recorded and `r` reservations open, a new
- * reservation is granted only if the key is not blocked and `r < max(1, freeFailures - f)`.
+ * reservation is granted only if the key is not blocked and `r < max(1, freeFailures - f)`. A denial
+ * carries the time left of the block, or min(1 s, leaseMs) while attempts are in flight.
  */
 export interface AttemptStore {
   reserve (key: string, policy: ThrottlePolicy): Promise<Reservation>

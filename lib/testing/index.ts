@@ -1,0 +1,16 @@
+/**
+ * Conformance checks for store implementations: run them against your own stores to prove they keep
+ * the plugin's promises. Framework-agnostic: each check is a name and an async function that throws an
+ * AssertionError on failure.
+ *
+ * ```ts
+ * import { revocationStoreContract } from 'fastify-password-auth/testing'
+ * for (const check of revocationStoreContract({ create: async (namespace) => new MyStore(namespace) })) {
+ *   test(check.name, check.run)
+ * }
+ * ```
+ */
+export type { ContractCheck } from './check.js'
+export { accountStoreContract, type AccountStoreHarness, type AccountStoreUnderTest } from './account-store.js'
+export { attemptStoreContract, CONTRACT_THROTTLE_POLICY, type AttemptStoreHarness } from './attempt-store.js'
+export { revocationStoreContract, type RevocationStoreHarness } from './revocation-store.js'
