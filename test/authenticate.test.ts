@@ -1,0 +1,71 @@
+import fastifyJwt from '@fastify/jwt'
+import t from 'tap'
+import { buildTestApp, EMAIL } from './helpers/app.js'
+
+t.test('authenticate puts the account, without its hash, on request.account', async (t) => {
+  const { me, token, ada } = await buildTestApp(t)
+  const response = await me(await token())
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { id: ada.id, email: EMAIL, active: true, credentialVersion: 0 })
+  t.notMatch(response.body, /argon2/)
+})
+
+t.test('request.account is null on routes without the guard', async (t) => {
+  const { app, token } = await buildTestApp(t, {
+    before: (app) => { app.get('/open', async (request) => ({ account: request.account })) }
+  })
+  const response = await app.inject({ url: '/open', headers: { authorization: `Bearer ${await token()}` } })
+  t.same(response.json(), { account: null })
+})
+
+t.test('authenticate works as a preHandler too', async (t) => {
+  const { app, token } = await buildTestApp(t, {
+    routes: (app) => {
+      app.get('/pre', { preHandler: app.authenticate }, async (request) => ({ id: request.account?.id }))
+    }
+  })
+  t.equal((await app.inject({ url: '/pre' })).statusCode, 401)
+  t.equal((await app.inject({ url: '/pre', headers: { authorization: `Bearer ${await token()}` } })).statusCode, 200)
+})
+
+t.test('guard failures are problem+json whatever the host error handler and schemas do', async (t) => {
+  const { app } = await buildTestApp(t, {
+    before: (app) => {
+      app.setErrorHandler(async (_error, _request, reply) => await reply.code(418).send({ host: 'handler' }))
+    },
+    routes: (app) => {
+      app.get('/guarded', {
+        onRequest: app.authenticate,
+        schema: { response: { 401: { type: 'object', properties: { only: { type: 'string' } } } } }
+      }, async () => ({ ok: true }))
+    }
+  })
+  const missing = await app.inject({ url: '/guarded' })
+  t.equal(missing.statusCode, 401)
+  t.equal(missing.headers['content-type'], 'application/problem+json; charset=utf-8')
+  t.equal(missing.headers['cache-control'], 'no-store')
+  t.equal(missing.headers['www-authenticate'], 'Bearer realm="fastify-password-auth"')
+  t.equal(missing.json().code, 'FST_PWAUTH_TOKEN_MISSING')
+  const invalid = await app.inject({ url: '/guarded', headers: { authorization: 'Bearer nope' } })
+  t.equal(invalid.json().code, 'FST_PWAUTH_TOKEN_INVALID')
+  t.equal(invalid.headers['www-authenticate'], 'Bearer realm="fastify-password-auth", error="invalid_token"')
+})
+
+t.test('the plugin lives beside a host\'s own @fastify/jwt, registered before or after it', async (t) => {
+  for (const order of ['before', 'after'] as const) {
+    const hostJwt = { secret: 'host-own-secret-for-its-own-tokens-123456' }
+    const { app, token, me } = await buildTestApp(t, {
+      before: async (app) => {
+        if (order === 'before') await app.register(fastifyJwt, hostJwt)
+      },
+      routes: (app) => {
+        if (order === 'after') app.register(fastifyJwt, hostJwt)
+        app.get('/host-jwt', async (request) => await request.jwtVerify())
+      }
+    })
+    const hostToken = app.jwt.sign({ host: true })
+    t.same((await app.inject({ url: '/host-jwt', headers: { authorization: `Bearer ${hostToken}` } })).json().host, true, `${order}: host tokens work`)
+    t.equal((await me(await token())).statusCode, 200, `${order}: plugin tokens work`)
+    t.equal((await me(hostToken)).statusCode, 401, `${order}: host tokens are not plugin tokens`)
+  }
+})

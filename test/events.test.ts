@@ -1,0 +1,70 @@
+import t from 'tap'
+import type { AuthEvent } from '../lib/index.js'
+import { buildTestApp, changeBody, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
+
+t.test('each outcome is reported once, typed, with ids and without secrets', async (t) => {
+  const events: AuthEvent[] = []
+  const lines: string[] = []
+  const test = await buildTestApp(t, {
+    auth: { onEvent: (event) => { events.push(event) } },
+    fastify: { logger: { level: 'trace', stream: { write: (line: string) => { lines.push(line) } } } }
+  })
+  test.accounts.add({ email: 'gone@example.com', passwordHash: test.ada.passwordHash, active: false })
+
+  const issued = await test.token()
+  await test.login('nobody@example.com', PASSWORD)
+  await test.login(EMAIL, 'wrong password one')
+  await test.login('gone@example.com', PASSWORD)
+  await test.changePassword(changeBody({ currentPassword: 'wrong password two' }))
+  await test.changePassword(changeBody())
+  const fresh = await test.token(EMAIL, NEW_PASSWORD)
+  await test.logout(fresh)
+  for (let i = 0; i < 6; i++) await test.login(EMAIL, 'wrong password three')
+
+  const summary = events.map(({ type, ...rest }) => [type, 'reason' in rest ? rest.reason : undefined])
+  t.same(summary, [
+    ['login.succeeded', undefined],
+    ['login.failed', 'unknown_account'],
+    ['login.failed', 'wrong_password'],
+    ['login.failed', 'inactive_account'],
+    ['password.change_failed', 'wrong_password'],
+    ['password.changed', undefined],
+    ['login.succeeded', undefined],
+    ['logout', undefined],
+    ...Array.from({ length: 5 }, () => ['login.failed', 'wrong_password']),
+    ['login.throttled', undefined]
+  ])
+  const [first] = events
+  t.match(first, { type: 'login.succeeded', accountId: test.ada.id, email: EMAIL, ip: '127.0.0.1', requestId: String })
+  t.ok(Math.abs(first!.time - Date.now()) < 60_000)
+  t.match(events.find((e) => e.type === 'login.throttled'), { email: EMAIL, retryAfter: 30 })
+  t.match(events.find((e) => e.type === 'logout'), { accountId: test.ada.id, tokenId: String })
+  t.notOk(events.find((e) => e.type === 'login.failed' && e.reason === 'unknown_account' && 'accountId' in e && e.accountId !== undefined))
+
+  const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.authEvent !== undefined)
+  t.same(logged.map((entry) => entry.authEvent.type), events.map((e) => e.type), 'every event is logged too')
+  t.equal(logged.find((entry) => entry.authEvent.type === 'login.throttled').level, 40, 'throttling logs a warning')
+
+  const secrets = [PASSWORD, NEW_PASSWORD, 'wrong password one', 'wrong password two', 'wrong password three',
+    test.ada.passwordHash, issued, fresh, '$argon2id$']
+  const everything = JSON.stringify(events) + lines.join('\n')
+  for (const secret of secrets) t.notOk(everything.includes(secret), `no ${secret.slice(0, 12)}… in logs or events`)
+  for (const token of [issued, fresh]) {
+    for (const part of token.split('.')) t.notOk(everything.includes(part), 'no part of a token either')
+  }
+})
+
+t.test('a throwing or rejecting handler is logged and changes nothing', async (t) => {
+  const lines: string[] = []
+  let calls = 0
+  const test = await buildTestApp(t, {
+    auth: { onEvent: (event) => { calls++; if (event.type === 'login.succeeded') throw new Error('audit sink down'); return Promise.reject(new Error('async sink down')) } },
+    fastify: { logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } }
+  })
+  t.equal((await test.login()).statusCode, 200)
+  t.equal((await test.login(EMAIL, 'wrong!')).statusCode, 401)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(calls, 2)
+  const errors = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'fastify-password-auth: the onEvent handler failed')
+  t.equal(errors.length, 2)
+})

@@ -1,0 +1,89 @@
+import { writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { hashPassword } from '../lib/index.js'
+import { failingStart, post, startServer } from './helpers/server-process.js'
+
+t.test('started without configuration, the demo prints its account and works end to end', async (t) => {
+  const server = await startServer(t)
+  const match = /Demo account: (\S+) \/ (\S+)/.exec(server.output())
+  t.ok(match, 'demo credentials are printed')
+  const [, email, password] = match!
+  t.match(server.output(), /JWT_SECRET is not set/, 'warns about the random secret')
+
+  const login = await post(`${server.url}/Auth/Login`, { email, password })
+  t.equal(login.status, 200)
+  const { accessToken } = await login.json() as { accessToken: string }
+  const auth = { authorization: `Bearer ${accessToken}` }
+
+  const me = await fetch(`${server.url}/me`, { headers: auth })
+  t.equal(me.status, 200)
+  t.match(await me.json(), { email, active: true, credentialVersion: 0 })
+
+  const newPassword = 'a brand new secret passphrase'
+  const change = await post(`${server.url}/Auth/ChangePassword`, { email, currentPassword: password, newPassword, confirmNewPassword: newPassword })
+  t.equal(change.status, 204)
+  t.equal((await fetch(`${server.url}/me`, { headers: auth })).status, 401, 'the old token died with the change')
+
+  const relogin = await post(`${server.url}/Auth/Login`, { email, password: newPassword })
+  const fresh = { authorization: `Bearer ${(await relogin.json() as { accessToken: string }).accessToken}` }
+  t.equal((await post(`${server.url}/Auth/Logout`, undefined, fresh)).status, 204)
+  const after = await fetch(`${server.url}/me`, { headers: fresh })
+  t.equal(after.status, 401, 'the token died with the logout')
+  t.equal(after.headers.get('www-authenticate'), 'Bearer realm="fastify-password-auth", error="invalid_token"')
+  t.equal(after.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+})
+
+t.test('health, the OpenAPI document and its page', async (t) => {
+  const server = await startServer(t)
+  const health = await fetch(`${server.url}/health`)
+  t.equal(health.status, 200)
+  t.same(await health.json(), { status: 'ok' })
+  const document = await (await fetch(`${server.url}/docs/json`)).json() as { openapi: string, paths: Record<string, unknown> }
+  t.match(document.openapi, /^3\./)
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Logout', '/me', '/health']) t.ok(document.paths[path], path)
+  const page = await fetch(`${server.url}/docs/`)
+  t.equal(page.status, 200)
+  t.match(await page.text(), /swagger/i)
+})
+
+t.test('AUTH_ACCOUNTS_FILE, JWT_SECRET, AUTH_TOKEN_TTL and AUTH_RATE_LIMIT configure the server', async (t) => {
+  const file = join(tmpdir(), `accounts-${process.pid}-${Date.now()}.json`)
+  await writeFile(file, JSON.stringify([
+    { email: 'Plain@Example.com', password: 'a plain text password from the file' },
+    { email: 'hashed@example.com', passwordHash: await hashPassword('a pre-hashed password here'), id: 'hashed-1' },
+    { email: 'off@example.com', password: 'an inactive account password', active: false }
+  ]))
+  const server = await startServer(t, { AUTH_ACCOUNTS_FILE: file, JWT_SECRET: 'x'.repeat(40), AUTH_TOKEN_TTL: '120', AUTH_RATE_LIMIT: 'off' })
+  t.notMatch(server.output(), /Demo account/)
+  t.notMatch(server.output(), /JWT_SECRET is not set/)
+  const plain = await post(`${server.url}/Auth/Login`, { email: 'plain@example.com', password: 'a plain text password from the file' })
+  t.equal(plain.status, 200)
+  t.equal((await plain.json() as { expiresIn: number }).expiresIn, 120)
+  const hashed = await post(`${server.url}/Auth/Login`, { email: 'hashed@example.com', password: 'a pre-hashed password here' })
+  const me = await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${(await hashed.json() as { accessToken: string }).accessToken}` } })
+  t.equal((await me.json() as { id: string }).id, 'hashed-1')
+  t.equal((await post(`${server.url}/Auth/Login`, { email: 'off@example.com', password: 'an inactive account password' })).status, 401)
+  const statuses = new Set<number>()
+  for (let i = 0; i < 110; i++) statuses.add((await post(`${server.url}/Auth/Login`, { email: `u${i}@example.com`, password: 'x' })).status)
+  t.same([...statuses], [401], 'no per-IP limit with AUTH_RATE_LIMIT=off')
+})
+
+t.test('configuration mistakes stop the server with a clear message', async (t) => {
+  const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ JWT_SECRET: 'too-short' }, /jwt\.secret must be at least 32 bytes long/],
+    [{ PORT: 'eighty' }, /PORT must be a whole number from 0 to 65535/],
+    [{ AUTH_TOKEN_TTL: '0' }, /AUTH_TOKEN_TTL must be a whole number from 1 to 86400/],
+    [{ AUTH_RATE_LIMIT: 'maybe' }, /AUTH_RATE_LIMIT must be "on" or "off"/],
+    [{ AUTH_ACCOUNTS_FILE: '/nonexistent/accounts.json' }, /ENOENT/]
+  ]
+  for (const [env, message] of cases) {
+    const { code, output } = await failingStart(env)
+    t.equal(code, 1, JSON.stringify(env))
+    t.match(output, message)
+  }
+  const file = join(tmpdir(), `bad-accounts-${process.pid}.json`)
+  await writeFile(file, JSON.stringify([{ email: 'a@b.c', password: 'x', passwordHash: 'y' }]))
+  t.match((await failingStart({ AUTH_ACCOUNTS_FILE: file })).output, /give exactly one of "password" and "passwordHash"/)
+})

@@ -1,0 +1,127 @@
+import t from 'tap'
+import { hashPassword, MemoryAccountStore } from '../lib/index.js'
+import { defaultHashConcurrency, HashQueue } from '../lib/hash-queue.js'
+import { isWeakerHash } from '../lib/password.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
+
+t.test('the queue runs at most `concurrency` tasks and lets `maxWaiting` wait, shedding the rest', async (t) => {
+  const queue = new HashQueue(2, 3)
+  const releases: Array<() => void> = []
+  let running = 0
+  let peak = 0
+  const task = async () => await queue.run(async () => {
+    running++
+    peak = Math.max(peak, running)
+    await new Promise<void>((resolve) => releases.push(resolve))
+    running--
+    return 'done'
+  })
+  const accepted = Array.from({ length: 5 }, task)
+  await t.rejects(task(), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503, retryAfter: 1 })
+  t.equal(queue.size, 5)
+  t.equal(queue.shed, 1)
+  while (releases.length > 0 || running > 0) {
+    releases.shift()?.()
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  t.same(await Promise.all(accepted), ['done', 'done', 'done', 'done', 'done'])
+  t.equal(peak, 2)
+  t.equal(queue.size, 0)
+})
+
+t.test('a failing task frees its slot', async (t) => {
+  const queue = new HashQueue(1, 0)
+  await t.rejects(queue.run(async () => { throw new Error('boom') }), { message: 'boom' })
+  t.equal(await queue.run(async () => 42), 42)
+})
+
+t.test('default concurrency: one per core, always one libuv thread free', async (t) => {
+  const cores = (await import('node:os')).availableParallelism()
+  t.equal(defaultHashConcurrency(4), Math.max(1, Math.min(cores, 3)))
+  t.equal(defaultHashConcurrency(2), 1)
+  t.equal(defaultHashConcurrency(1), 1)
+  t.equal(defaultHashConcurrency(64), cores)
+})
+
+t.test('beyond the queue, logins are shed at once with 503 and Retry-After', async (t) => {
+  const { app, accounts } = await buildTestApp(t, {
+    auth: { argon2: { memoryCost: 8192, timeCost: 2, parallelism: 1 }, hashing: { concurrency: 1, maxQueue: 2 } }
+  })
+  const hash = await hashPassword(PASSWORD, { memoryCost: 8192, timeCost: 2 })
+  for (let i = 0; i < 20; i++) accounts.add({ email: `user${i}@example.com`, passwordHash: hash })
+  const responses = await Promise.all(Array.from({ length: 20 }, async (_, i) =>
+    await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: `user${i}@example.com`, password: PASSWORD } })))
+  const shed = responses.filter((r) => r.statusCode === 503)
+  t.same(new Set(responses.map((r) => r.statusCode)), new Set([200, 503]), 'only 200 and 503')
+  t.ok(shed.length >= 15, `${shed.length} shed`)
+  t.equal(app.passwordAuth.stats().shed, shed.length)
+  for (const response of shed) {
+    t.equal(response.headers['retry-after'], '1')
+    t.equal(response.json().code, 'FST_PWAUTH_UNAVAILABLE')
+  }
+  t.equal(app.passwordAuth.stats().inFlight, 0)
+})
+
+t.test('isWeakerHash compares algorithm, version, memory and time', async (t) => {
+  const params = { memoryCost: 19456, timeCost: 2, parallelism: 1 }
+  const phc = (head: string) => `${head}$c2FsdHNhbHRzYWx0$aGFzaGhhc2hoYXNo`
+  t.equal(isWeakerHash(phc('$argon2id$v=19$m=19456,t=2,p=1'), params), false)
+  t.equal(isWeakerHash(phc('$argon2id$v=19$m=65536,t=3,p=4'), params), false)
+  t.equal(isWeakerHash(phc('$argon2id$v=19$m=4096,t=2,p=1'), params), true)
+  t.equal(isWeakerHash(phc('$argon2id$v=19$m=19456,t=1,p=1'), params), true)
+  t.equal(isWeakerHash(phc('$argon2i$v=19$m=19456,t=2,p=1'), params), true)
+  t.equal(isWeakerHash(phc('$argon2id$v=16$m=19456,t=2,p=1'), params), true)
+  t.equal(isWeakerHash('$2b$10$notargon', params), false, 'not argon2: nothing to compare')
+})
+
+t.test('a login re-hashes a weaker hash, keeping sessions and the credential version', async (t) => {
+  const { login, accounts, token, me } = await buildTestApp(t)
+  const weak = accounts.add({ email: 'old@example.com', passwordHash: await hashPassword(PASSWORD, { memoryCost: 256, timeCost: 1 }) })
+  const earlier = await token('old@example.com', PASSWORD)
+  const stored = await accounts.findById(weak.id)
+  t.match(stored?.passwordHash, /^\$argon2id\$v=19\$m=1024,t=1,p=1\$/, 'upgraded to the configured parameters')
+  t.equal(stored?.credentialVersion, 0)
+  t.equal((await me(earlier)).statusCode, 200, 'the token issued with the upgrade works')
+  t.equal((await login('old@example.com', PASSWORD)).statusCode, 200, 'the new hash verifies')
+  const again = await accounts.findById(weak.id)
+  t.equal(again?.passwordHash, stored?.passwordHash, 'an up-to-date hash is left alone')
+})
+
+t.test('a rehash that loses a race, or fails, never fails the login', async (t) => {
+  const inner = new MemoryAccountStore()
+  let updates = 0
+  let fail = false
+  const accounts = {
+    findByEmail: inner.findByEmail.bind(inner),
+    findById: inner.findById.bind(inner),
+    updatePasswordHash: async () => { updates++; if (fail) throw new Error('down'); return false }
+  }
+  const { login } = await buildTestApp(t, { auth: { accounts } })
+  inner.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, { memoryCost: 256, timeCost: 1 }) })
+  t.equal((await login()).statusCode, 200, 'compare-and-set lost')
+  fail = true
+  t.equal((await login()).statusCode, 200, 'store error')
+  t.equal(updates, 2)
+})
+
+t.test('a pepper is mixed into every hash', async (t) => {
+  const pepper = 'pepper-kept-outside-the-database'
+  const { accounts, login, changePassword } = await buildTestApp(t, { auth: { argon2: { ...CHEAP_ARGON2, pepper } } })
+  accounts.add({ email: 'peppered@example.com', passwordHash: await hashPassword(PASSWORD, { ...CHEAP_ARGON2, pepper: Buffer.from(pepper) }) })
+  t.equal((await login('peppered@example.com', PASSWORD)).statusCode, 200)
+  t.equal((await login(EMAIL, PASSWORD)).statusCode, 401, 'a hash made without the pepper does not verify')
+
+  const unpeppered = await buildTestApp(t)
+  unpeppered.accounts.add({ email: 'peppered@example.com', passwordHash: (await accounts.findByEmail('peppered@example.com'))!.passwordHash })
+  t.equal((await unpeppered.login('peppered@example.com', PASSWORD)).statusCode, 401, 'and a peppered hash needs the pepper')
+  t.equal((await changePassword({ email: 'peppered@example.com', currentPassword: PASSWORD, newPassword: 'a fresh and spicy passphrase', confirmNewPassword: 'a fresh and spicy passphrase' })).statusCode, 204)
+  t.equal((await login('peppered@example.com', 'a fresh and spicy passphrase')).statusCode, 200)
+})
+
+t.test('hashPassword refuses what the routes would refuse', async (t) => {
+  await t.rejects(hashPassword(''), TypeError)
+  await t.rejects(hashPassword('lone \uD800 surrogate'), TypeError)
+  await t.rejects(hashPassword(42 as unknown as string), TypeError)
+  t.match(await hashPassword('fine', CHEAP_ARGON2), /^\$argon2id\$v=19\$m=1024,t=1,p=1\$/)
+  t.match(await hashPassword('fine'), /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/, 'defaults to the OWASP minimum')
+})

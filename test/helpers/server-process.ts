@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+
+const SERVER = new URL('../../dist/example/server.js', import.meta.url).pathname
+
+export interface ServerProcess {
+  url: string
+  /** Everything the process printed so far. */
+  output: () => string
+  stop: () => Promise<void>
+  process: ChildProcess
+}
+
+interface Teardown { teardown: (fn: () => unknown) => void }
+
+/**
+ * Starts the built example server (`npm start` without the build) on a free port with `env`, and
+ * resolves once it listens. Stopped in teardown.
+ */
+export async function startServer (t: Teardown, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = once(child, 'exit')
+    child.kill('SIGTERM')
+    await exited
+  }
+  t.teardown(stop)
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => { reject(new Error(`server did not start in 20 s:\n${output}`)) }, 20_000)
+    const onData = (): void => {
+      const match = /listening on (http:\/\/[^\s]+)/.exec(output)
+      if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
+    }
+    child.stdout.on('data', onData)
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${output}`)) })
+  })
+  return { url, output: () => output, stop, process: child }
+}
+
+/** Runs the example server expecting it to fail at start; resolves with its exit code and output. */
+export async function failingStart (env: Record<string, string>): Promise<{ code: number | null, output: string }> {
+  const child = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  const [code] = await once(child, 'exit') as [number | null]
+  clearTimeout(timer)
+  return { code, output }
+}
+
+export async function post (url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return await fetch(url, {
+    method: 'POST',
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+}
