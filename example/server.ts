@@ -30,8 +30,8 @@ async function main (): Promise<void> {
   }
 
   const address = await app.listen({ port: config.port, host: config.host })
-  console.log(`fastify-password-auth example listening on ${address} (API docs: ${address}/docs)`)
-  if (demo !== undefined) console.log(`Demo account: ${demo.email} / ${demo.password}`)
+  const demoLine = demo === undefined ? '' : `\nDemo account: ${demo.email} / ${demo.password}`
+  console.log(`fastify-password-auth example listening on ${address} (API docs: ${address}/docs)${demoLine}`)
 }
 
 main().catch((err: unknown) => {
