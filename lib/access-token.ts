@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { requestError } from './errors.js'
-import { storeCall } from './store-call.js'
+import type { StoreCall } from './store-call.js'
 import type { AccountStore, PasswordAuthAccount, RevocationStore, StoredAccount } from './stores/types.js'
 import type { AccessTokenClaims, TokenService } from './tokens.js'
 
@@ -33,7 +33,7 @@ export function withoutHash ({ passwordHash: _, ...account }: StoredAccount): Pa
  * Accepts a token only if it verifies, is not revoked, and its account exists, is active and still has
  * the token's credential version. The two store reads run at once; either failing is a 503.
  */
-export function createTokenCheck (tokens: TokenService, accounts: AccountStore, revocations: RevocationStore): CheckAccessToken {
+export function createTokenCheck (tokens: TokenService, accounts: AccountStore, revocations: RevocationStore, storeCall: StoreCall): CheckAccessToken {
   return async function checkAccessToken (request) {
     const claims = tokens.verify(bearerToken(request.headers.authorization))
     const [revoked, account] = await Promise.all([

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { LoginFailureReason } from './events.js'
 import type { PasswordHasher } from './password.js'
-import { storeCall } from './store-call.js'
+import type { StoreCall } from './store-call.js'
 import type { AccountStore, StoredAccount } from './stores/types.js'
 import type { EmailThrottle } from './throttle.js'
 
@@ -16,6 +16,7 @@ interface Dependencies {
   accounts: AccountStore
   hasher: PasswordHasher
   throttle: EmailThrottle
+  storeCall: StoreCall
   /** Verified instead of a missing or inactive account's hash, so every failure costs one verification. */
   dummyHash: string
 }
@@ -24,7 +25,7 @@ interface Dependencies {
  * The password check Login and ChangePassword share: throttle reservation first, then exactly one argon2
  * verification whatever the account's state, then the reservation is settled with the outcome.
  */
-export function createPasswordCheck ({ accounts, hasher, throttle, dummyHash }: Dependencies): CheckPassword {
+export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, dummyHash }: Dependencies): CheckPassword {
   return async function checkPassword (request, email, password) {
     const attempt = await throttle.begin(request, email)
     if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter }

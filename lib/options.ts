@@ -76,6 +76,8 @@ export interface PasswordAuthOptions {
   /** Per-IP limit (default 100 per minute); `false` turns it off. */
   rateLimit?: RateLimitOptions | false
   hashing?: HashingOptions
+  /** Milliseconds a store call may take before the request fails closed with 503 (default 2000). */
+  storeTimeout?: number
   /** Receives every audit event. Errors it throws are logged and otherwise ignored. */
   onEvent?: AuthEventHandler
 }
@@ -93,6 +95,7 @@ export interface ResolvedOptions {
   throttle: ThrottlePolicy
   rateLimit: RateLimitOptions | false
   hashing: Required<HashingOptions>
+  storeTimeout: number
   onEvent: AuthEventHandler | undefined
 }
 
@@ -195,11 +198,12 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   checkStore('revocations', options.revocations)
   if (options.attempts !== undefined) checkStore('attempts', options.attempts)
 
-  const { prefix = '/Auth', realm = DEFAULT_NAME, rateLimit = {}, onEvent } = options
+  const { prefix = '/Auth', realm = DEFAULT_NAME, rateLimit = {}, storeTimeout = 2000, onEvent } = options
   assert(typeof prefix === 'string' && (prefix === '' || /^\/[^\s?#]*[^/\s?#]$/.test(prefix)),
     'prefix must be empty or a path starting with / and not ending with /')
   checkHeaderText(realm, 'realm')
   assert(rateLimit === false || (typeof rateLimit === 'object' && rateLimit !== null), 'rateLimit must be an object or false')
+  assert(isInteger(storeTimeout, 1, 60_000), 'storeTimeout must be a whole number of milliseconds from 1 to 60000')
   assert(onEvent === undefined || typeof onEvent === 'function', 'onEvent must be a function')
   const { params, pepper } = resolveArgon2(options.argon2)
 
@@ -216,6 +220,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     throttle: resolveThrottle(options.throttle),
     rateLimit: rateLimit === false ? false : { max: 100, timeWindow: 60_000, nameSpace: `${DEFAULT_NAME}-rate-limit-`, ...rateLimit },
     hashing: resolveHashing(options.hashing),
+    storeTimeout,
     onEvent
   }
 }

@@ -12,6 +12,7 @@ import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import { PasswordHasher, type HashingStats } from './password.js'
 import { createPasswordPolicy } from './password-policy.js'
 import { createProblemSender } from './problem.js'
+import { createStoreCall } from './store-call.js'
 import { registerChangePassword } from './routes/change-password.js'
 import type { RouteContext } from './routes/context.js'
 import { registerLogin } from './routes/login.js'
@@ -55,7 +56,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { accounts, revocations } = config
   const hasher = new PasswordHasher(config.argon2, config.pepper, new HashQueue(config.hashing.concurrency, config.hashing.maxQueue))
   const tokens = await createTokenService(fastify, config.token)
-  const checkAccessToken = createTokenCheck(tokens, accounts, revocations)
+  const storeCall = createStoreCall(config.storeTimeout)
+  const checkAccessToken = createTokenCheck(tokens, accounts, revocations, storeCall)
   const sendProblem = createProblemSender(config.realm)
   const context: RouteContext = {
     accounts,
@@ -66,10 +68,12 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     checkPassword: createPasswordCheck({
       accounts,
       hasher,
-      throttle: new EmailThrottle(config.attempts, config.throttle),
+      throttle: new EmailThrottle(config.attempts, config.throttle, storeCall),
+      storeCall,
       dummyHash: await hasher.createDummyHash()
     }),
     checkAccessToken,
+    storeCall,
     emit: createEventEmitter(config.onEvent)
   }
 

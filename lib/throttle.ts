@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { storeCall } from './store-call.js'
+import type { StoreCall } from './store-call.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from './stores/types.js'
 
 /** A reserved password attempt; settle it exactly once. */
@@ -15,21 +15,23 @@ export interface Attempt {
 export class EmailThrottle {
   readonly policy: Readonly<ThrottlePolicy>
   readonly #store: AttemptStore
+  readonly #storeCall: StoreCall
 
-  constructor (store: AttemptStore, policy: ThrottlePolicy) {
+  constructor (store: AttemptStore, policy: ThrottlePolicy, storeCall: StoreCall) {
     this.#store = store
+    this.#storeCall = storeCall
     this.policy = Object.freeze({ ...policy })
   }
 
   /** Reserves an attempt, or tells how many seconds the address is blocked for (503 if the store fails). */
   async begin (request: FastifyRequest, email: string): Promise<Attempt | { retryAfter: number }> {
     const key = createHash('sha256').update(email).digest('base64url')
-    const reservation = await storeCall(request, 'attempts.reserve', async () => await this.#store.reserve(key, this.policy))
+    const reservation = await this.#storeCall(request, 'attempts.reserve', async () => await this.#store.reserve(key, this.policy))
     if (!reservation.granted) return { retryAfter: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
     const { ticket } = reservation
     return {
       settle: async (outcome) => {
-        await storeCall(request, 'attempts.settle', async () => { await this.#store.settle(key, ticket, outcome, this.policy) })
+        await this.#storeCall(request, 'attempts.settle', async () => { await this.#store.settle(key, ticket, outcome, this.policy) })
       }
     }
   }

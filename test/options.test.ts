@@ -78,6 +78,7 @@ const cases: Array<[string, (options: any) => unknown, string]> = [
   ['rate limit not an object', (o) => ({ ...o, rateLimit: true }), 'rateLimit must be an object or false'],
   ['hashing concurrency 0', (o) => ({ ...o, hashing: { concurrency: 0 } }), 'hashing.concurrency must be a whole number from 1 to 1024'],
   ['negative hashing queue', (o) => ({ ...o, hashing: { maxQueue: -1 } }), 'hashing.maxQueue must be a whole number from 0 to 1000000'],
+  ['store timeout 0', (o) => ({ ...o, storeTimeout: 0 }), 'storeTimeout must be a whole number of milliseconds from 1 to 60000'],
   ['onEvent not a function', (o) => ({ ...o, onEvent: 'log' }), 'onEvent must be a function']
 ]
 

@@ -92,3 +92,21 @@ t.test('store failures are logged without the store error object', async (t) => 
   t.equal(failure.storeError.code, 'ECONNREFUSED')
   t.equal(failure.level, 50)
 })
+
+t.test('a store that never answers fails the request closed within storeTimeout', async (t) => {
+  const hang = { on: false }
+  const inner = new MemoryRevocationStore()
+  const revocations = {
+    revoke: async (id: string, until: number) => { await inner.revoke(id, until) },
+    isRevoked: async (id: string) => hang.on ? await new Promise<boolean>(() => {}) : await inner.isRevoked(id)
+  }
+  const test = await buildTestApp(t, { auth: { revocations, storeTimeout: 300 } })
+  const issued = await test.token()
+  hang.on = true
+  const started = Date.now()
+  expectUnavailable(t, await test.me(issued), 'hung store')
+  const took = Date.now() - started
+  t.ok(took >= 290 && took < 1500, `answered after ${took} ms`)
+  hang.on = false
+  t.equal((await test.me(issued)).statusCode, 200, 'and recovers')
+})

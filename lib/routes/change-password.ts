@@ -3,11 +3,10 @@ import type { FastifyInstance } from 'fastify'
 import { normalizeEmail } from '../email.js'
 import { requestError } from '../errors.js'
 import { ChangePasswordBody, NoContent, PROBLEM_RESPONSES } from '../schemas.js'
-import { storeCall } from '../store-call.js'
 import type { RouteContext } from './context.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, checkPassword, emit } = context
+  const { accounts, hasher, policy, checkPassword, storeCall, emit } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {

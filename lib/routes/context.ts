@@ -3,6 +3,7 @@ import type { CheckPassword } from '../credentials.js'
 import type { EmitEvent } from '../events.js'
 import type { PasswordHasher } from '../password.js'
 import type { PasswordPolicy } from '../password-policy.js'
+import type { StoreCall } from '../store-call.js'
 import type { AccountStore, RevocationStore } from '../stores/types.js'
 import type { TokenService } from '../tokens.js'
 
@@ -15,5 +16,6 @@ export interface RouteContext {
   policy: PasswordPolicy
   checkPassword: CheckPassword
   checkAccessToken: CheckAccessToken
+  storeCall: StoreCall
   emit: EmitEvent
 }

@@ -4,12 +4,11 @@ import { normalizeEmail } from '../email.js'
 import { requestError } from '../errors.js'
 import { isWeakerHash } from '../password.js'
 import { LoginBody, LoginReply, PROBLEM_RESPONSES } from '../schemas.js'
-import { storeCall } from '../store-call.js'
 import type { StoredAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, tokens, checkPassword, emit } = context
+  const { accounts, hasher, tokens, checkPassword, storeCall, emit } = context
 
   /** Upgrades a hash made with weaker parameters. Best effort: the login succeeds either way. */
   async function rehashIfWeaker (request: FastifyRequest, account: StoredAccount, password: string): Promise<void> {

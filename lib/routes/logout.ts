@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { NoContent, PROBLEM_RESPONSES } from '../schemas.js'
-import { storeCall } from '../store-call.js'
 import type { RouteContext } from './context.js'
 
 // A revocation outlives its token by a second, so no clock rounding lets a revoked token through.
 const REVOCATION_MARGIN_MS = 1000
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
-  const { revocations, checkAccessToken, emit } = context
+  const { revocations, checkAccessToken, storeCall, emit } = context
 
   app.post('/Logout', {
     schema: {

@@ -71,6 +71,7 @@ export class MemoryAttemptStore implements AttemptStore {
       state.failures = 0
       state.blockedUntil = 0
     } else if (outcome === 'failure') {
+      if (state.failures > 0 && now >= state.forgetAt) state.failures = 0
       state.failures++
       const block = blockDuration(state.failures, policy)
       if (block > 0) state.blockedUntil = now + block
