@@ -47,6 +47,7 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         assert.equal(await store.findByEmail('nobody@example.com'), null)
         assert.equal(await store.findByEmail('ada@example.co'), null)
         assert.equal(await store.findById('00000000-0000-4000-8000-000000000000'), null)
+        assert.equal(await store.findById('not-an-id-of-any-shape'), null, 'an id of another shape is just unknown')
       }
     },
     {

@@ -1,0 +1,37 @@
+/** What the PostgreSQL stores need of a `pg` Pool (or Client): named, parameterised queries. */
+export interface Queryable {
+  query: (config: { name?: string, text: string, values?: unknown[] }) => Promise<{ rows: any[], rowCount: number | null }>
+}
+
+/** Quotes an identifier, or a dotted `schema.table` name part by part. */
+export function quoteName (name: string): string {
+  if (typeof name !== 'string' || name === '' || name.split('.').some((part) => part === '')) {
+    throw new TypeError(`Invalid PostgreSQL table name: ${JSON.stringify(name)}`)
+  }
+  return name.split('.').map((part) => `"${part.replaceAll('"', '""')}"`).join('.')
+}
+
+/** The last part of a dotted name, for naming indexes (which live in their table's schema). */
+export function baseName (name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1)
+}
+
+export interface Statement {
+  name: string
+  text: string
+}
+
+/**
+ * Names each statement after a hash of its text, so it is parsed once per connection (named prepared
+ * statement) and statements of stores on different tables never collide.
+ */
+export function prepare<K extends string> (statements: Record<K, string>): Record<K, Statement> {
+  const prepared = {} as Record<K, Statement>
+  for (const purpose of Object.keys(statements) as K[]) {
+    const text = statements[purpose]
+    let hash = 5381
+    for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ text.charCodeAt(i)) >>> 0
+    prepared[purpose] = { name: `fastify_password_auth_${purpose}_${hash.toString(36)}`, text }
+  }
+  return prepared
+}
