@@ -1,27 +1,41 @@
-import { hashPassword, MemoryAccountStore, MemoryRevocationStore } from '../lib/index.js'
+import { hashPassword, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
 import { buildApp, LOG_REDACT_PATHS } from './app.js'
 import { readConfig } from './config.js'
+import { createStores } from './stores/index.js'
+
+/** A demo account kept in a database from an earlier start gets this start's printed password. */
+async function resetPassword (accounts: AccountStore, email: string, passwordHash: string): Promise<void> {
+  const existing = await accounts.findByEmail(email)
+  if (existing !== null && existing.passwordHash !== passwordHash) {
+    await accounts.updatePasswordHash({ id: existing.id, expectedHash: existing.passwordHash, newHash: passwordHash, advanceCredentialVersion: true })
+  }
+}
 
 async function main (): Promise<void> {
   const config = readConfig()
   const demo = config.accountsFile === undefined ? demoAccount() : undefined
   const seeds: AccountSeed[] = demo === undefined ? await readAccountsFile(config.accountsFile!) : [demo]
 
-  const accounts = new MemoryAccountStore()
-  for (const seed of seeds) {
-    accounts.add({ ...seed, passwordHash: seed.passwordHash ?? await hashPassword(seed.password!) })
-  }
+  const stores = await createStores(config, (message, err) => {
+    console.error(JSON.stringify({ level: 50, time: Date.now(), msg: message, error: (err as Error).message }))
+  })
+  const hashed = await Promise.all(seeds.map(async (seed) => ({ ...seed, passwordHash: seed.passwordHash ?? await hashPassword(seed.password!) })))
+  await stores.seed(hashed)
+  if (demo !== undefined) await resetPassword(stores.accounts, demo.email, hashed[0]!.passwordHash)
 
   const app = await buildApp({
     logger: { level: config.logLevel, redact: LOG_REDACT_PATHS },
+    healthCheck: stores.healthCheck,
     auth: {
-      accounts,
-      revocations: new MemoryRevocationStore(),
+      accounts: stores.accounts,
+      revocations: stores.revocations,
+      attempts: stores.attempts,
       jwt: { secret: config.jwtSecret, expiresIn: config.tokenTtl },
-      rateLimit: config.rateLimit ? undefined : false
+      rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false
     }
   })
+  app.addHook('onClose', stores.close)
   if (config.jwtSecretGenerated) {
     app.log.warn('JWT_SECRET is not set: using a random secret, so tokens die with this process and other instances reject them')
   }

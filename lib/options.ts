@@ -42,7 +42,7 @@ export interface RateLimitOptions {
   timeWindow?: number | string
   /** An ioredis client, so that all instances share the counters. */
   redis?: object
-  /** Key prefix in Redis (default 'fastify-password-auth-rate-limit-'). */
+  /** Key prefix in Redis (default 'fastify-password-auth:rate-limit:'). */
   nameSpace?: string
   /** What a client is (default its IP address, IPv6 by /64 subnet). */
   keyGenerator?: (request: FastifyRequest) => string | number | Promise<string | number>
@@ -218,7 +218,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     pepper,
     passwordPolicy: resolvePolicy(options.passwordPolicy),
     throttle: resolveThrottle(options.throttle),
-    rateLimit: rateLimit === false ? false : { max: 100, timeWindow: 60_000, nameSpace: `${DEFAULT_NAME}-rate-limit-`, ...rateLimit },
+    rateLimit: rateLimit === false ? false : { max: 100, timeWindow: 60_000, nameSpace: `${DEFAULT_NAME}:rate-limit:`, ...rateLimit },
     hashing: resolveHashing(options.hashing),
     storeTimeout,
     onEvent

@@ -1,0 +1,22 @@
+import type { ServerConfig } from '../config.js'
+import { memoryStores } from './memory.js'
+import { postgresStores } from './postgres.js'
+import { redisStores } from './redis.js'
+import type { ServerStores, StoreLogger } from './types.js'
+
+export type { ServerStores } from './types.js'
+
+/** Memory by default; PostgreSQL for accounts with DATABASE_URL; Redis for the shared state with REDIS_URL. */
+export async function createStores ({ databaseUrl, redisUrl }: Pick<ServerConfig, 'databaseUrl' | 'redisUrl'>, logError: StoreLogger): Promise<ServerStores> {
+  const base = databaseUrl === undefined ? memoryStores() : await postgresStores(databaseUrl, logError)
+  if (redisUrl === undefined) return base
+  const redis = await redisStores(redisUrl, logError)
+  return {
+    ...base,
+    revocations: redis.revocations,
+    attempts: redis.attempts,
+    rateLimitRedis: redis.client,
+    healthCheck: async () => { await Promise.all([base.healthCheck(), redis.healthCheck()]) },
+    close: async () => { await Promise.all([base.close(), redis.close()]) }
+  }
+}

@@ -1,0 +1,24 @@
+import { Redis } from 'ioredis'
+import { RedisAttemptStore, RedisRevocationStore } from '../../lib/redis.js'
+import type { StoreLogger } from './types.js'
+
+/** Revocations, per-e-mail attempt counters and the per-IP limit in Redis, shared by every instance. */
+export async function redisStores (url: string, logError: StoreLogger) {
+  const client = new Redis(url, {
+    // Bounded waits: while Redis is away, commands fail within a second instead of queueing.
+    connectTimeout: 2000,
+    commandTimeout: 1000,
+    maxRetriesPerRequest: 1
+  })
+  let lastReport = 0
+  client.on('error', (err) => {
+    if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); logError('Redis connection error', err) }
+  })
+  return {
+    client,
+    revocations: new RedisRevocationStore({ client }),
+    attempts: new RedisAttemptStore({ client }),
+    healthCheck: async () => { await client.ping() },
+    close: async () => { await client.quit().catch(() => client.disconnect()) }
+  }
+}
