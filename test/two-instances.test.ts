@@ -1,0 +1,68 @@
+import { writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import t from 'tap'
+import { post, startServer } from './helpers/server-process.js'
+import { postgresSchema, postgresUnavailable, REDIS_URL, redisUnavailable } from './helpers/services.js'
+
+const skip = postgresUnavailable || redisUnavailable
+
+t.test('two example-server processes sharing PostgreSQL, Redis and the signing key act as one', { skip }, async (t) => {
+  const { url: databaseUrl } = await postgresSchema(t, 'instances')
+  const run = `${process.pid}-${Date.now().toString(36)}`
+  const ada = `ada-${run}@example.com`
+  const bob = `bob-${run}@example.com`
+  const file = join(tmpdir(), `two-instances-${run}.json`)
+  await writeFile(file, JSON.stringify([
+    { email: ada, password: 'correct horse battery staple' },
+    { email: bob, password: 'bob has a long passphrase too' }
+  ]))
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file }
+  // Started together: both create the schema and load the same accounts file.
+  const [a, b] = await Promise.all([startServer(t, env), startServer(t, env)])
+
+  const login = async (server: { url: string }, email: string, password: string) => await post(`${server.url}/Auth/Login`, { email, password })
+  const me = async (server: { url: string }, token: string) => await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${token}` } })
+  const tokenOf = async (response: Response) => (await response.json() as { accessToken: string }).accessToken
+
+  await t.test('a token from A works on B; logged out on B, it fails on A at once', async (t) => {
+    const token = await tokenOf(await login(a, ada, 'correct horse battery staple'))
+    t.equal((await me(a, token)).status, 200)
+    t.equal((await me(b, token)).status, 200)
+    t.equal((await post(`${b.url}/Auth/Logout`, undefined, { authorization: `Bearer ${token}` })).status, 204)
+    t.equal((await me(a, token)).status, 401)
+    t.equal((await post(`${a.url}/Auth/Logout`, undefined, { authorization: `Bearer ${token}` })).status, 401, 'and cannot log out twice')
+  })
+
+  await t.test('failures on A throttle the same e-mail on B', async (t) => {
+    for (let i = 0; i < 5; i++) t.equal((await login(a, bob, 'wrong password')).status, 401)
+    const blocked = await login(b, bob, 'bob has a long passphrase too')
+    t.equal(blocked.status, 429)
+    t.equal(blocked.headers.get('retry-after'), '30')
+  })
+
+  await t.test('a password changed on B is required on A, and A\'s old tokens die', async (t) => {
+    const old = await tokenOf(await login(a, ada, 'correct horse battery staple'))
+    const changed = await post(`${b.url}/Auth/ChangePassword`, {
+      email: ada, currentPassword: 'correct horse battery staple', newPassword: 'a new passphrase set on b', confirmNewPassword: 'a new passphrase set on b'
+    })
+    t.equal(changed.status, 204)
+    t.equal((await me(a, old)).status, 401)
+    t.equal((await login(a, ada, 'correct horse battery staple')).status, 401)
+    t.equal((await login(a, ada, 'a new passphrase set on b')).status, 200)
+  })
+
+  await t.test('an account deactivated in the database loses its tokens on both', async (t) => {
+    const token = await tokenOf(await login(a, ada, 'a new passphrase set on b'))
+    const pool = new pg.Pool({ connectionString: databaseUrl })
+    t.teardown(async () => { await pool.end() })
+    await pool.query('UPDATE auth_accounts SET active = false WHERE email = $1', [ada])
+    t.equal((await me(a, token)).status, 401)
+    t.equal((await me(b, token)).status, 401)
+  })
+
+  await t.test('both report healthy', async (t) => {
+    for (const server of [a, b]) t.same(await (await fetch(`${server.url}/health`)).json(), { status: 'ok' })
+  })
+})
