@@ -34,6 +34,7 @@ t.test('guard failures are problem+json whatever the host error handler and sche
       app.setErrorHandler(async (_error, _request, reply) => await reply.code(418).send({ host: 'handler' }))
     },
     routes: (app) => {
+      app.get('/host-error', async () => { throw new Error('host failure') })
       app.get('/guarded', {
         onRequest: app.authenticate,
         schema: { response: { 401: { type: 'object', properties: { only: { type: 'string' } } } } }
@@ -46,6 +47,9 @@ t.test('guard failures are problem+json whatever the host error handler and sche
   t.equal(missing.headers['cache-control'], 'no-store')
   t.equal(missing.headers['www-authenticate'], 'Bearer realm="fastify-password-auth"')
   t.equal(missing.json().code, 'FST_PWAUTH_TOKEN_MISSING')
+  const hostError = await app.inject({ url: '/host-error' })
+  t.equal(hostError.statusCode, 418, 'the host error handler still handles host routes')
+  t.same(hostError.json(), { host: 'handler' })
   const invalid = await app.inject({ url: '/guarded', headers: { authorization: 'Bearer nope' } })
   t.equal(invalid.json().code, 'FST_PWAUTH_TOKEN_INVALID')
   t.equal(invalid.headers['www-authenticate'], 'Bearer realm="fastify-password-auth", error="invalid_token"')
