@@ -4,7 +4,7 @@
  * Latencies are recorded here from autocannon's per-response times (milliseconds, not rounded).
  */
 import autocannon from 'autocannon'
-import { cpuTimeOf } from './child.js'
+import { cpuJiffies, cpuTimeOf } from './child.js'
 
 export interface LoadOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:1234 */
@@ -62,6 +62,8 @@ export interface LoadResult {
   eventLoopCpuMicrosPerResponse?: number
   /** This process's CPU time (the load generator) per response, in microseconds. */
   loadGeneratorCpuMicrosPerResponse?: number
+  /** Share of the machine's CPU time left idle during the run (all processes; Linux). */
+  machineIdleShare?: number
   /** Every latency by status, with `keepSamples` (left out of the JSON). */
   samples?: Map<number, number[]>
 }
@@ -96,6 +98,7 @@ export async function load (options: LoadOptions): Promise<LoadResult> {
   const cpuBefore = serverPid === undefined ? undefined : cpuTimeOf(serverPid)
   const loopBefore = serverPid === undefined ? undefined : cpuTimeOf(serverPid, true)
   const ownBefore = process.cpuUsage()
+  const machineBefore = cpuJiffies()
   const started = performance.now()
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
@@ -117,6 +120,7 @@ export async function load (options: LoadOptions): Promise<LoadResult> {
   const cpuAfter = serverPid === undefined ? undefined : cpuTimeOf(serverPid)
   const loopAfter = serverPid === undefined ? undefined : cpuTimeOf(serverPid, true)
   const own = process.cpuUsage(ownBefore)
+  const machineAfter = cpuJiffies()
   const summary = summarizeRun({
     path,
     connections,
@@ -125,7 +129,10 @@ export async function load (options: LoadOptions): Promise<LoadResult> {
     timeouts: result.timeouts,
     serverCpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
     eventLoopCpuMs: loopBefore === undefined || loopAfter === undefined ? undefined : loopAfter - loopBefore,
-    loadGeneratorCpuMs: (own.user + own.system) / 1000
+    loadGeneratorCpuMs: (own.user + own.system) / 1000,
+    machineIdleShare: machineBefore === undefined || machineAfter === undefined || machineAfter.total === machineBefore.total
+      ? undefined
+      : 1 - (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)
   }, byStatus)
   if (keepSamples) Object.defineProperty(summary, 'samples', { value: byStatus, enumerable: false })
   return summary
@@ -140,6 +147,7 @@ export interface RunFacts {
   serverCpuMs: number | undefined
   eventLoopCpuMs?: number
   loadGeneratorCpuMs?: number
+  machineIdleShare?: number
 }
 
 /** A run's result from its latencies by status. */
@@ -190,6 +198,9 @@ export function merge (runs: LoadResult[]): LoadResult {
     timeouts: runs.reduce((sum, run) => sum + run.timeouts, 0),
     serverCpuMs: total('serverCpuMicrosPerResponse'),
     eventLoopCpuMs: total('eventLoopCpuMicrosPerResponse'),
-    loadGeneratorCpuMs: total('loadGeneratorCpuMicrosPerResponse')
+    loadGeneratorCpuMs: total('loadGeneratorCpuMicrosPerResponse'),
+    machineIdleShare: runs.every(run => run.machineIdleShare !== undefined)
+      ? runs.reduce((sum, run) => sum + run.machineIdleShare! * run.durationSeconds, 0) / runs.reduce((sum, run) => sum + run.durationSeconds, 0)
+      : undefined
   }, byStatus)
 }

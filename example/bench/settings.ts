@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { defaultHashConcurrency } from '../../lib/hash-queue.js'
 
 /**
  * What the bench's processes agree on: the accounts the server seeds, the password they share and the
@@ -16,12 +17,52 @@ export const activeEmail = (i: number): string => `user${i % ACTIVE_ACCOUNTS}@be
 export const activeId = (i: number): string => `u${i % ACTIVE_ACCOUNTS}`
 export const inactiveEmail = (i: number): string => `inactive${i % INACTIVE_ACCOUNTS}@bench.test`
 
+/** How the server process runs: its libuv thread pool, the plugin's hashing concurrency, thread priorities. */
+export interface Profile {
+  name: 'defaults' | 'tuned'
+  description: string
+  threadPoolSize: number
+  /** argon2 operations at once (the plugin's `hashing.concurrency`). */
+  hashConcurrency: number
+  /** Nice value for every server thread but the event loop (Linux); unset: unchanged. */
+  helperNice?: number
+  /** The server's environment for this profile. */
+  env: Record<string, string>
+}
+
 /**
- * libuv thread pool size for the server and the ceiling: one thread per core plus one. The plugin runs
- * min(cores, pool − 1) hashes at once, so this is the smallest pool that lets it use every core while one
- * thread stays free for file system, DNS and async crypto work. BENCH_THREADPOOL_SIZE overrides it.
+ * - defaults: the plugin without `hashing` options, UV_THREADPOOL_SIZE = cores + 1 (BENCH_THREADPOOL_SIZE
+ *   overrides it), the README's advice. The plugin then runs min(cores, pool − 1) = cores hashes at once
+ *   and one pool thread stays free for file system, DNS and async crypto work.
+ * - tuned: one hash more than cores in flight (`hashing.concurrency = cores + 1`, pool = cores + 2, still
+ *   one free thread), so a core never waits for the event loop to hand it the next hash; and on Linux the
+ *   helper threads at nice 19, so the event loop gets a core at once while argon2 keeps every cycle the
+ *   loop leaves.
  */
-export function threadPoolSize (env: NodeJS.ProcessEnv = process.env): number {
+export function profiles (env: NodeJS.ProcessEnv = process.env): Record<Profile['name'], Profile> {
+  const cores = availableParallelism()
   const configured = Number(env.BENCH_THREADPOOL_SIZE)
-  return Number.isSafeInteger(configured) && configured > 0 ? configured : availableParallelism() + 1
+  const defaultPool = Number.isSafeInteger(configured) && configured > 0 ? configured : cores + 1
+  const tunedNice = process.platform === 'linux' ? 19 : undefined
+  return {
+    defaults: {
+      name: 'defaults',
+      description: `plugin defaults, UV_THREADPOOL_SIZE=${defaultPool}`,
+      threadPoolSize: defaultPool,
+      hashConcurrency: defaultHashConcurrency(defaultPool),
+      env: { UV_THREADPOOL_SIZE: String(defaultPool) }
+    },
+    tuned: {
+      name: 'tuned',
+      description: `hashing.concurrency=${cores + 1}, UV_THREADPOOL_SIZE=${cores + 2}${tunedNice === undefined ? '' : `, helper threads at nice ${tunedNice}`}`,
+      threadPoolSize: cores + 2,
+      hashConcurrency: cores + 1,
+      helperNice: tunedNice,
+      env: {
+        UV_THREADPOOL_SIZE: String(cores + 2),
+        BENCH_HASH_CONCURRENCY: String(cores + 1),
+        ...(tunedNice === undefined ? {} : { BENCH_HELPER_NICE: String(tunedNice) })
+      }
+    }
+  }
 }
