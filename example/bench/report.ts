@@ -181,17 +181,19 @@ export function renderTable (r: BenchResults): string {
     `|${header.map(() => '---').join('|')}|`,
     ...rows.map(cells => `| ${cells.join(' | ')} |`),
     '',
-    ...(r.mixed === undefined ? [] : [`\* median of ${r.mixed.defaults.rounds.unloadedP99.length} runs' p99 (pooled p99s are in the JSON).`, '']),
+    ...(r.mixed === undefined ? [] : [`p99 values marked * are the median of ${r.mixed.defaults.rounds.unloadedP99.length} runs' p99s (the pooled ones are in the JSON).`, '']),
     `Targets met: ${targets.filter(t => t.met).length} of ${targets.length}` +
-      (targets.some(t => !t.met) ? ` (missed: ${targets.filter(t => !t.met).map(t => t.name).join('; ')})` : '')
+      (targets.some(t => !t.met) ? ` (missed: ${targets.filter(t => !t.met).map(t => t.name).join('; ')})` : '') + '.',
+    ''
   ]
   for (const [name, login] of [['defaults', r.login?.defaults], ['tuned', r.login?.tuned], ['hand-written', r.login?.hand]] as const) {
     if (login?.eventLoopCpuMicrosPerResponse === undefined || login.loadGeneratorCpuMicrosPerResponse === undefined) continue
     const share = (login.eventLoopCpuMicrosPerResponse + login.loadGeneratorCpuMicrosPerResponse) * login.okPerSecond / 1e6 / m.cpus
-    lines.push(`Login (${name}), per request: server event loop ${(login.eventLoopCpuMicrosPerResponse / 1000).toFixed(2)} ms CPU, load generator ` +
+    lines.push(`- Login (${name}), per request: server event loop ${(login.eventLoopCpuMicrosPerResponse / 1000).toFixed(2)} ms CPU, load generator ` +
       `${(login.loadGeneratorCpuMicrosPerResponse / 1000).toFixed(2)} ms: ${(share * 100).toFixed(1)} % of the ${m.cpus} cores at ${rate(login.okPerSecond)} logins/s` +
       (login.machineIdleShare === undefined ? '.' : `; CPU left idle: ${(login.machineIdleShare * 100).toFixed(1)} %.`))
   }
-  for (const note of r.notes) lines.push(`Note: ${note}`)
+  if (r.notes.length > 0) lines.push('')
+  for (const note of r.notes) lines.push(`- Note: ${note}`)
   return lines.join('\n')
 }
