@@ -17,17 +17,10 @@ export interface LoadOptions {
   headers?: Record<string, string>
   /** Extra headers per connection (called once for each connection, in order). */
   connectionHeaders?: (connection: number) => Record<string, string>
-  /** The body of each request, called once per request. */
-  body?: () => string
-  /** Extra headers of each request, called once per request. */
+  /** Extra headers of each request, called once per request (each request is then built anew). */
   requestHeaders?: () => Record<string, string>
-  /**
-   * The requests each connection sends in turn (called once for each connection), built once: cheaper
-   * for the load generator than `body` or `requestHeaders`, which build every request anew.
-   */
+  /** The requests each connection sends in turn (called once for each connection); built once. */
   connectionRequests?: (connection: number) => autocannon.Request[]
-  /** Requests per second over all connections; unset: each connection sends as fast as it gets answers. */
-  overallRate?: number
   /** Process to charge CPU time to (the server). */
   serverPid?: number
   /** Keep every latency (by status) in `samples`, to pool several runs with `merge`. */
@@ -76,15 +69,9 @@ export function summarize (samples: number[]): LatencySummary {
 }
 
 export async function load (options: LoadOptions): Promise<LoadResult> {
-  const { url, path, method = 'GET', connections, durationSeconds, headers = {}, connectionHeaders, body, requestHeaders, connectionRequests, overallRate, serverPid, keepSamples = false } = options
+  const { url, path, method = 'GET', connections, durationSeconds, headers = {}, connectionHeaders, requestHeaders, connectionRequests, serverPid, keepSamples = false } = options
   const request: autocannon.Request = { method, path, headers }
-  if (body !== undefined || requestHeaders !== undefined) {
-    request.setupRequest = (built) => ({
-      ...built,
-      body: body === undefined ? built.body : body(),
-      headers: requestHeaders === undefined ? built.headers : { ...built.headers, ...requestHeaders() }
-    })
-  }
+  if (requestHeaders !== undefined) request.setupRequest = (built) => ({ ...built, headers: { ...built.headers, ...requestHeaders() } })
   let connection = 0
   const setupClient = connectionHeaders === undefined && connectionRequests === undefined
     ? undefined
@@ -107,7 +94,6 @@ export async function load (options: LoadOptions): Promise<LoadResult> {
       duration: durationSeconds,
       requests: [request],
       setupClient,
-      overallRate,
       timeout: 30
     }, (err, done) => { if (err !== null && err !== undefined) reject(err); else resolve(done) })
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
