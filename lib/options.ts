@@ -51,7 +51,7 @@ export interface RateLimitOptions {
 }
 
 export interface HashingOptions {
-  /** argon2 operations running at once; default: cores, at most the libuv thread pool size minus one. */
+  /** argon2 operations running at once; default: cores + 1, at most the libuv thread pool size minus one. */
   concurrency?: number
   /** argon2 operations allowed to wait; beyond that Login and ChangePassword answer 503 (default 32 × concurrency). */
   maxQueue?: number

@@ -35,12 +35,12 @@ t.test('a failing task frees its slot', async (t) => {
   t.equal(await queue.run(async () => 42), 42)
 })
 
-t.test('default concurrency: one per core, always one libuv thread free', async (t) => {
+t.test('default concurrency: one more than the cores, always one libuv thread free', async (t) => {
   const cores = (await import('node:os')).availableParallelism()
-  t.equal(defaultHashConcurrency(4), Math.max(1, Math.min(cores, 3)))
+  t.equal(defaultHashConcurrency(4), Math.min(cores + 1, 3))
   t.equal(defaultHashConcurrency(2), 1)
   t.equal(defaultHashConcurrency(1), 1)
-  t.equal(defaultHashConcurrency(64), cores)
+  t.equal(defaultHashConcurrency(64), cores + 1)
 })
 
 t.test('beyond the queue, logins are shed at once with 503 and Retry-After', async (t) => {
