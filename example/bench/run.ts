@@ -4,7 +4,7 @@
  * and writes the whole result as JSON (BENCH_RESULTS, default ./bench-results.json).
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_THREADPOOL_SIZE (the defaults
- * profile's pool, default cores + 1), BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: the
+ * profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: the
  * Redis rows are skipped), BENCH_RESULTS.
  */
 import { randomBytes } from 'node:crypto'

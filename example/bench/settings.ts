@@ -31,38 +31,32 @@ export interface Profile {
 }
 
 /**
- * - defaults: the plugin without `hashing` options, UV_THREADPOOL_SIZE = cores + 1 (BENCH_THREADPOOL_SIZE
- *   overrides it), the README's advice. The plugin then runs min(cores, pool − 1) = cores hashes at once
- *   and one pool thread stays free for file system, DNS and async crypto work.
- * - tuned: one hash more than cores in flight (`hashing.concurrency = cores + 1`, pool = cores + 2, still
- *   one free thread), so a core never waits for the event loop to hand it the next hash; and on Linux the
- *   helper threads at nice 19, so the event loop gets a core at once while argon2 keeps every cycle the
- *   loop leaves.
+ * - defaults: the plugin without `hashing` options and UV_THREADPOOL_SIZE = max(4, cores + 2), the
+ *   README's advice (Node's own default of 4 on 2 cores; BENCH_THREADPOOL_SIZE overrides it). The plugin
+ *   then runs min(cores + 1, pool − 1) hashes at once and one pool thread stays free.
+ * - tuned: the same, and on Linux every server thread but the event loop at nice 19, so the event loop
+ *   gets a core at once while argon2 keeps every cycle the loop leaves.
  */
 export function profiles (env: NodeJS.ProcessEnv = process.env): Record<Profile['name'], Profile> {
   const cores = availableParallelism()
   const configured = Number(env.BENCH_THREADPOOL_SIZE)
-  const defaultPool = Number.isSafeInteger(configured) && configured > 0 ? configured : cores + 1
+  const pool = Number.isSafeInteger(configured) && configured > 0 ? configured : Math.max(4, cores + 2)
   const tunedNice = process.platform === 'linux' ? 19 : undefined
+  const defaults: Profile = {
+    name: 'defaults',
+    description: `plugin defaults, UV_THREADPOOL_SIZE=${pool}`,
+    threadPoolSize: pool,
+    hashConcurrency: defaultHashConcurrency(pool),
+    env: { UV_THREADPOOL_SIZE: String(pool) }
+  }
   return {
-    defaults: {
-      name: 'defaults',
-      description: `plugin defaults, UV_THREADPOOL_SIZE=${defaultPool}`,
-      threadPoolSize: defaultPool,
-      hashConcurrency: defaultHashConcurrency(defaultPool),
-      env: { UV_THREADPOOL_SIZE: String(defaultPool) }
-    },
+    defaults,
     tuned: {
+      ...defaults,
       name: 'tuned',
-      description: `hashing.concurrency=${cores + 1}, UV_THREADPOOL_SIZE=${cores + 2}${tunedNice === undefined ? '' : `, helper threads at nice ${tunedNice}`}`,
-      threadPoolSize: cores + 2,
-      hashConcurrency: cores + 1,
+      description: `${defaults.description}${tunedNice === undefined ? '' : `, helper threads at nice ${tunedNice}`}`,
       helperNice: tunedNice,
-      env: {
-        UV_THREADPOOL_SIZE: String(cores + 2),
-        BENCH_HASH_CONCURRENCY: String(cores + 1),
-        ...(tunedNice === undefined ? {} : { BENCH_HELPER_NICE: String(tunedNice) })
-      }
+      env: { ...defaults.env, ...(tunedNice === undefined ? {} : { BENCH_HELPER_NICE: String(tunedNice) }) }
     }
   }
 }
