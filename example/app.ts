@@ -3,18 +3,6 @@ import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import passwordAuth, { type PasswordAuthOptions } from '../lib/index.js'
 
-/** Never log a secret, even if someone adds headers or bodies to the request log. */
-export const LOG_REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.password',
-  '*.currentPassword',
-  '*.newPassword',
-  '*.confirmNewPassword',
-  '*.passwordHash',
-  '*.accessToken'
-]
-
 export interface AppOptions {
   auth: PasswordAuthOptions
   logger?: FastifyServerOptions['logger']

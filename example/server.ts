@@ -1,6 +1,6 @@
-import { hashPassword, type AccountStore } from '../lib/index.js'
+import { hashPassword, passwordAuthRedactPaths, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
-import { buildApp, LOG_REDACT_PATHS } from './app.js'
+import { buildApp } from './app.js'
 import { readConfig } from './config.js'
 import { createStores } from './stores/index.js'
 
@@ -25,7 +25,7 @@ async function main (): Promise<void> {
   if (demo !== undefined) await resetPassword(stores.accounts, demo.email, hashed[0]!.passwordHash)
 
   const app = await buildApp({
-    logger: { level: config.logLevel, redact: LOG_REDACT_PATHS },
+    logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths] },
     healthCheck: stores.healthCheck,
     auth: {
       accounts: stores.accounts,

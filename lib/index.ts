@@ -29,6 +29,7 @@ export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions,
 export type { AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason } from './events.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
 export type { Problem } from './problem.js'
+export { passwordAuthRedactPaths } from './redact.js'
 export { DEFAULT_ARGON2, hashPassword, type Argon2Params, type HashingStats } from './password.js'
 export type { PasswordPolicyOptions } from './password-policy.js'
 export type { AccessTokenClaims, JwtAlgorithm } from './tokens.js'

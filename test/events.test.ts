@@ -68,3 +68,32 @@ t.test('a throwing or rejecting handler is logged and changes nothing', async (t
   const errors = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'fastify-password-auth: the onEvent handler failed')
   t.equal(errors.length, 2)
 })
+
+t.test('passwordAuthRedactPaths hide secrets from a logger that logs headers and bodies', async (t) => {
+  const { passwordAuthRedactPaths } = await import('../lib/index.js')
+  const lines: string[] = []
+  const test = await buildTestApp(t, {
+    fastify: {
+      logger: {
+        level: 'info',
+        redact: [...passwordAuthRedactPaths],
+        stream: { write: (line: string) => { lines.push(line) } },
+        // A host serializer that logs everything it can.
+        serializers: { req: (request: { headers: unknown, body?: unknown }) => ({ headers: request.headers, body: request.body }) }
+      }
+    },
+    before: (app) => { app.addHook('preHandler', async (request) => { request.log.info({ req: request }, 'body logged') }) }
+  })
+  const token = await test.token()
+  await test.changePassword(changeBody())
+  await test.logout(token)
+  const everything = lines.join('\n')
+  t.match(everything, /"authorization":"\[Redacted\]"/, 'the header was logged, redacted')
+  t.match(everything, /"body":\{"email":"ada@example.com","password":"\[Redacted\]"\}/, 'the body was logged, redacted')
+  for (const secret of [PASSWORD, NEW_PASSWORD, token, ...token.split('.')]) t.notOk(everything.includes(secret), `no ${secret.slice(0, 10)}…`)
+  const direct: string[] = []
+  const { default: pino } = await import('pino')
+  pino({ redact: [...passwordAuthRedactPaths] }, { write: (line: string) => { direct.push(line) } })
+    .info({ password: 'TOP', body: { newPassword: 'ONE' }, req: { body: { currentPassword: 'TWO' } }, account: { passwordHash: 'HASH' } })
+  t.notMatch(direct[0], /TOP|ONE|TWO|HASH/, 'every depth a serializer might use')
+})

@@ -27,7 +27,8 @@ for (const route of ROUTES) {
     })
     const json = JSON.stringify({ ...route.body, email: 'nobody@example.com' })
     t.equal((await post('application/json; charset=utf-8', json)).statusCode, 401, 'a charset parameter is fine')
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
+    t.equal((await post('Application/JSON; Charset=UTF-8', json)).statusCode, 401, 'media types are case-insensitive')
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', 'application/vnd.api+json']) {
       expectProblem(t, await post(type, json), 415, 'FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE')
     }
     expectProblem(t, await post(undefined, json), 415, 'FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE')
