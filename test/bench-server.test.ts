@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import t from 'tap'
 import { mintAccessToken } from '../example/bench/tokens.js'
+import { startServer } from './helpers/server-process.js'
 
 // `npm run bench` is not part of the tests; this only checks that its server still boots and that the
 // bench's assumptions about the plugin hold (same JSON on all three GET routes, tokens it signs itself).
@@ -9,23 +8,7 @@ const SERVER = new URL('../dist/example/bench/server.js', import.meta.url).pathn
 const PASSWORD = 'correct horse battery staple, benchmarked'
 
 t.test('the bench server boots and its routes answer as the bench expects', async (t) => {
-  const child = spawn(process.execPath, [SERVER], { env: { PATH: process.env.PATH, UV_THREADPOOL_SIZE: '3' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  t.teardown(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    await exited
-  })
-  let output = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk
-      const match = /bench server listening on (\S+)/.exec(output)
-      if (match !== null) resolve(match[1]!)
-    })
-    child.once('exit', (code) => { reject(new Error(`bench server exited with ${code}: ${output}`)) })
-  })
+  const { url } = await startServer(t, { UV_THREADPOOL_SIZE: '3' }, SERVER)
   const post = async (path: string, body: unknown): Promise<Response> =>
     await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 

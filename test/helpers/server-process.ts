@@ -15,10 +15,10 @@ interface Teardown { teardown: (fn: () => unknown) => void }
 
 /**
  * Starts the built example server (`npm start` without the build) on a free port with `env`, and
- * resolves once it listens. Stopped in teardown.
+ * resolves once it listens. Stopped in teardown. `script` runs another server printing "listening on <url>".
  */
-export async function startServer (t: Teardown, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [SERVER], {
+export async function startServer (t: Teardown, env: Record<string, string> = {}, script = SERVER): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script], {
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
