@@ -6,7 +6,7 @@ import type { AccountStore, StoredAccount } from './stores/types.js'
 import type { EmailThrottle } from './throttle.js'
 
 export type PasswordCheckResult =
-  | { outcome: 'verified', account: StoredAccount }
+  | { outcome: 'verified', account: StoredAccount, hashFormat: string }
   | { outcome: 'failed', reason: LoginFailureReason, account: StoredAccount | null }
   | { outcome: 'throttled', retryAfter: number }
 
@@ -22,8 +22,9 @@ interface Dependencies {
 }
 
 /**
- * The password check Login and ChangePassword share: throttle reservation first, then exactly one argon2
- * verification whatever the account's state, then the reservation is settled with the outcome.
+ * The password check Login and ChangePassword share: throttle reservation first, then exactly one
+ * verification of the stored hash whatever its format (argon2 against a dummy hash when there is no usable
+ * account or the stored hash is in no known format), then the reservation is settled with the outcome.
  */
 export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, dummyHash }: Dependencies): CheckPassword {
   return async function checkPassword (request, email, password) {
@@ -32,11 +33,14 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, du
 
     let result: PasswordCheckResult
     try {
-      const account = await storeCall(request, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
+      const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
       if (account !== null && account.active) {
-        result = await hasher.verify(account.passwordHash, password)
-          ? { outcome: 'verified', account }
-          : { outcome: 'failed', reason: 'wrong_password', account }
+        const check = await hasher.check(account.passwordHash, password)
+        // A hash in no known format costs one argon2 verification too, like every other failure.
+        if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password)
+        result = check.verdict === 'verified'
+          ? { outcome: 'verified', account, hashFormat: check.format }
+          : { outcome: 'failed', reason: check.verdict, account }
       } else {
         await hasher.verify(dummyHash, password)
         result = { outcome: 'failed', reason: account === null ? 'unknown_account' : 'inactive_account', account }

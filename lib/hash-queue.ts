@@ -28,6 +28,17 @@ export class HashQueue {
     return this.#shed
   }
 
+  /**
+   * True, and counted as shed, when every slot is busy and the wait list is full: a request that needs a
+   * hash can be refused before its body is read. Never while a slot or a place in the wait list is free,
+   * and never without a wait list (then a slot freed during the request's parsing would have served it).
+   */
+  shedIfFull (): boolean {
+    if (this.maxWaiting === 0 || this.#running < this.concurrency || this.#waiting.length < this.maxWaiting) return false
+    this.#shed++
+    return true
+  }
+
   async run<T> (task: () => Promise<T>): Promise<T> {
     if (this.#running < this.concurrency) {
       this.#running++

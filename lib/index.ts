@@ -1,22 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PasswordAuthOptions } from './options.js'
-import { passwordAuth, type Authenticate, type PasswordAuthDecorator } from './plugin.js'
-import type { PasswordAuthAccount } from './stores/types.js'
+import type { Authenticate } from './authenticate.js'
+import type { PasswordAuthInstanceDecorators, PasswordAuthRequestDecorators } from './decorator-types.js'
+import { passwordAuth, type PasswordAuthDecorator } from './plugin.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    /** Guard for your routes: `{ onRequest: fastify.authenticate }`. Answers 401/503 problem+json itself. */
-    authenticate: Authenticate
+  // Extended rather than declared, so that a host's own `authenticate` (any, or a compatible type) wins.
+  interface FastifyInstance extends PasswordAuthInstanceDecorators {
     passwordAuth: PasswordAuthDecorator
   }
-  interface FastifyRequest {
-    /** The authenticated account (without its password hash) once `authenticate` has passed; else null. */
-    account: PasswordAuthAccount | null
-  }
+  interface FastifyRequest extends PasswordAuthRequestDecorators {}
 }
 
-/** Email + password authentication: POST {prefix}/Login, /ChangePassword and /Logout, and `fastify.authenticate`. */
+/** Email + password authentication: POST {prefix}/Login, /ChangePassword, /Logout and /Refresh, and the `authenticate` guard. */
 const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(passwordAuth, {
   fastify: '5.x',
   name: 'fastify-password-auth'
@@ -25,18 +22,31 @@ const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(password
 export default fastifyPasswordAuth
 export { fastifyPasswordAuth }
 export type { Authenticate, PasswordAuthDecorator }
-export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, ThrottleOptions } from './options.js'
-export type { AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason } from './events.js'
+export { authenticate } from './guard.js'
+export { authenticated, type AuthenticatedHandler, type AuthenticatedRequest, type AuthenticatedRoute } from './authenticated.js'
+export { authenticateResponses } from './openapi.js'
+export type { DecoratorOptions } from './decorators.js'
+export type {
+  AccountDecoratorName, AuthenticateDecoratorName, PasswordAuthDecoratorNames, PasswordAuthInstanceDecorators, PasswordAuthRequestDecorators
+} from './decorator-types.js'
+export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options.js'
+export type {
+  AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, RefreshFailureReason
+} from './events.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
 export type { Problem } from './problem.js'
+export { passwordAuthClientErrorHandler } from './client-errors.js'
 export { passwordAuthRedactPaths } from './redact.js'
-export { DEFAULT_ARGON2, hashPassword, type Argon2Params, type HashingStats } from './password.js'
+export { DEFAULT_ARGON2, type Argon2Options, type Argon2Params } from './argon2-options.js'
+export { hashPassword, type HashingStats } from './password.js'
+export type { LegacyHashFormat } from './hash-formats/index.js'
 export type { PasswordPolicyOptions } from './password-policy.js'
-export type { AccessTokenClaims, JwtAlgorithm } from './tokens.js'
+export type { JwtAlgorithm, JwtKey } from './keys.js'
+export type { AccessTokenClaims } from './tokens.js'
 export type {
-  AccountStore, AttemptOutcome, AttemptStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RevocationStore,
-  StoredAccount, ThrottlePolicy
+  AccountFields, AccountStore, AttemptOutcome, AttemptStore, NewSession, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
+  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, ThrottlePolicy
 } from './stores/types.js'
 export { MemoryAccountStore, type NewAccount } from './stores/memory-accounts.js'
 export { MemoryAttemptStore } from './stores/memory-attempts.js'
-export { MemoryRevocationStore } from './stores/memory-revocations.js'
+export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory-sessions.js'

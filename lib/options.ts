@@ -1,26 +1,45 @@
 import type { FastifyRequest } from 'fastify'
-import { invalidOption } from './errors.js'
 import type { AuthEventHandler } from './events.js'
+import { DECORATOR_OPTION_KEYS, resolveDecorators, type DecoratorOptions, type ResolvedDecorators } from './decorators.js'
+import { BUILT_IN_FORMATS, type LegacyHashFormat } from './hash-formats/index.js'
 import { defaultHashConcurrency } from './hash-queue.js'
-import { DEFAULT_ARGON2, type Argon2Params } from './password.js'
-import type { PasswordPolicyOptions } from './password-policy.js'
+import { resolveKeys, type JwtKey, type ResolvedKey } from './keys.js'
+import { ARGON2_OPTION_KEYS, resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
+import { assert, checkKnownKeys, isInteger, isObject } from './option-rules.js'
+import { DEFAULT_PASSWORD_POLICY, type PasswordPolicyOptions, type ResolvedPasswordPolicy } from './password-policy.js'
 import { MemoryAttemptStore } from './stores/memory-attempts.js'
-import type { AccountStore, AttemptStore, RevocationStore, ThrottlePolicy } from './stores/types.js'
-import type { JwtAlgorithm, TokenConfig } from './tokens.js'
+import { MemorySessionStore } from './stores/memory-sessions.js'
+import type { AccountStore, AttemptStore, SessionPolicy, SessionStore, ThrottlePolicy } from './stores/types.js'
+import type { AccessTokenConfig } from './tokens.js'
 
-export interface JwtOptions {
-  /** HS256 secret, at least 32 bytes. */
-  secret?: string | Buffer
-  /** Default HS256; EdDSA and ES256 take `privateKey` and `publicKey` (PEM) instead of `secret`. */
-  algorithm?: JwtAlgorithm
-  privateKey?: string | Buffer
-  publicKey?: string | Buffer
+export interface JwtOptions extends JwtKey {
+  /**
+   * Several keys, for rotation: the first signs, every one verifies the tokens whose `kid` names it.
+   * Instead of `secret` / `algorithm` / `privateKey` / `publicKey` / `kid` (one key).
+   */
+  keys?: JwtKey[]
   /** `iss` claim, default 'fastify-password-auth'. */
   issuer?: string
   /** `aud` claim, default 'fastify-password-auth'. */
   audience?: string
-  /** Token lifetime in seconds, default 900. */
+  /** Access-token lifetime in seconds, default 900. */
   expiresIn?: number
+  /**
+   * Publishes the public keys of EdDSA / ES256 keys as a JWKS document at this path (e.g.
+   * '/.well-known/jwks.json'), for services that verify tokens themselves. Default: not published.
+   */
+  jwksPath?: string
+}
+
+export interface RefreshOptions {
+  /** Seconds a session may go without a refresh before it ends (default 604800, 7 days). */
+  idleTimeout?: number
+  /** Seconds after Login at which a session ends, whatever happens (default 2592000, 30 days). */
+  maxLifetime?: number
+  /** Seconds during which a replaced refresh token still gets the grace answer (default 10). */
+  grace?: number
+  /** Puts the refresh token in an HttpOnly cookie instead of the body (needs @fastify/cookie). Default false. */
+  cookie?: boolean | { name?: string }
 }
 
 export interface ThrottleOptions {
@@ -59,63 +78,100 @@ export interface HashingOptions {
 
 export interface PasswordAuthOptions {
   accounts: AccountStore
-  revocations: RevocationStore
+  /** Sessions; default in memory (share one store between instances). */
+  sessions?: SessionStore
   /** Per-e-mail attempt counters; default in memory (share one store between instances). */
   attempts?: AttemptStore
   jwt: JwtOptions
+  /** Refresh tokens (on by default); `false` turns them off, and a session is then one access token. */
+  refresh?: RefreshOptions | false
   /** Route prefix, default '/Auth'. */
   prefix?: string
   /** `realm` of the WWW-Authenticate challenges, default 'fastify-password-auth'. */
   realm?: string
-  argon2?: Partial<Argon2Params> & {
-    /** Secret mixed into every hash (argon2 `secret`), kept outside the account store. */
-    pepper?: string | Uint8Array
-  }
+  /** argon2id costs and pepper; `hashPassword(password, argon2)` takes the same object. */
+  argon2?: Argon2Options
   passwordPolicy?: PasswordPolicyOptions
   throttle?: ThrottleOptions
   /** Per-IP limit (default 100 per minute); `false` turns it off. */
   rateLimit?: RateLimitOptions | false
   hashing?: HashingOptions
+  /**
+   * Your own stored-hash formats, verified at login and then replaced by argon2id. Tried in order, after
+   * argon2 and before the built-in bcrypt, scrypt and Django PBKDF2 formats.
+   */
+  legacyHashes?: LegacyHashFormat[]
   /** Milliseconds a store call may take before the request fails closed with 503 (default 2000). */
   storeTimeout?: number
   /** Receives every audit event. Errors it throws are logged and otherwise ignored. */
   onEvent?: AuthEventHandler
+  /** Other names for the plugin's decorators, when the host already uses `authenticate` or `request.account`. */
+  decorators?: DecoratorOptions
+}
+
+export interface ResolvedRefresh {
+  enabled: boolean
+  policy: SessionPolicy
+  /** The refresh token's cookie name in cookie mode. */
+  cookie: string | undefined
 }
 
 export interface ResolvedOptions {
   accounts: AccountStore
-  revocations: RevocationStore
+  sessions: SessionStore
   attempts: AttemptStore
-  token: TokenConfig
+  keys: ResolvedKey[]
+  accessToken: AccessTokenConfig
+  jwksPath: string | undefined
+  refresh: ResolvedRefresh
   prefix: string
   realm: string
   argon2: Argon2Params
   pepper: Uint8Array | undefined
-  passwordPolicy: PasswordPolicyOptions
-  throttle: ThrottlePolicy
+  passwordPolicy: ResolvedPasswordPolicy
+  /** leaseMs is derived from the other options (attemptLeaseMs in throttle.ts). */
+  throttle: Omit<ThrottlePolicy, 'leaseMs'>
   rateLimit: RateLimitOptions | false
   hashing: Required<HashingOptions>
+  legacyHashes: readonly LegacyHashFormat[]
   storeTimeout: number
   onEvent: AuthEventHandler | undefined
+  decorators: ResolvedDecorators
 }
 
 const DEFAULT_NAME = 'fastify-password-auth'
-const MIN_SECRET_BYTES = 32
-/** How long an attempt whose process died before settling it keeps counting. */
-const ATTEMPT_LEASE_MS = 30_000
+
+const KNOWN = {
+  options: [
+    'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'passwordPolicy', 'throttle', 'rateLimit',
+    'hashing', 'storeTimeout', 'onEvent', 'decorators'
+  ],
+  jwt: ['secret', 'algorithm', 'privateKey', 'publicKey', 'kid', 'keys', 'issuer', 'audience', 'expiresIn', 'jwksPath'],
+  refresh: ['idleTimeout', 'maxLifetime', 'grace', 'cookie'],
+  cookie: ['name'],
+  argon2: ARGON2_OPTION_KEYS,
+  passwordPolicy: ['minLength', 'maxLength', 'check'],
+  throttle: ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds'],
+  rateLimit: ['max', 'timeWindow', 'redis', 'nameSpace', 'keyGenerator', 'allowList', 'ipv6Subnet'],
+  hashing: ['concurrency', 'maxQueue'],
+  decorators: DECORATOR_OPTION_KEYS
+} as const
+
+/** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
+const RENAMED = { revocations: 'sessions' }
 
 const STORE_METHODS = {
   accounts: ['findByEmail', 'findById', 'updatePasswordHash'],
-  revocations: ['revoke', 'isRevoked'],
+  sessions: ['create', 'get', 'rotate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle']
 } as const
 
-function assert (condition: unknown, message: string): asserts condition {
-  if (!condition) throw invalidOption(message)
-}
-
-function isInteger (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
+/** An optional group of options: absent is {}, anything but an object is a mistake, unknown keys too. */
+function group<T> (value: T | undefined, known: keyof typeof KNOWN, where: string = known): T {
+  if (value === undefined) return {} as T
+  assert(isObject(value), `${where} must be an object`)
+  checkKnownKeys(value, KNOWN[known], where)
+  return value
 }
 
 function checkStore (name: keyof typeof STORE_METHODS, store: unknown): void {
@@ -130,47 +186,65 @@ function checkHeaderText (value: unknown, name: string): asserts value is string
     `${name} must be a non-empty string of printable ASCII without " or \\`)
 }
 
-function resolveToken (jwt: JwtOptions | undefined): TokenConfig {
-  assert(typeof jwt === 'object' && jwt !== null, 'the "jwt" option is required, e.g. { secret: <at least 32 random bytes> }')
-  const { algorithm = 'HS256', secret, privateKey, publicKey, issuer = DEFAULT_NAME, audience = DEFAULT_NAME, expiresIn = 900 } = jwt
-  assert(['HS256', 'EdDSA', 'ES256'].includes(algorithm), 'jwt.algorithm must be one of HS256, EdDSA, ES256')
-  let key: TokenConfig['key']
-  if (algorithm === 'HS256') {
-    assert(typeof secret === 'string' || Buffer.isBuffer(secret), 'jwt.secret is required for HS256 (at least 32 random bytes)')
-    assert(Buffer.byteLength(secret) >= MIN_SECRET_BYTES, `jwt.secret must be at least ${MIN_SECRET_BYTES} bytes long`)
-    key = { secret }
+function checkPath (value: unknown, name: string, allowEmpty: boolean): asserts value is string {
+  assert(typeof value === 'string' && ((allowEmpty && value === '') || /^\/[^\s?#]*[^/\s?#]$/.test(value)),
+    `${name} must be ${allowEmpty ? 'empty or ' : ''}a path starting with / and not ending with /`)
+}
+
+function resolveJwt (jwt: JwtOptions | undefined): { keys: ResolvedKey[], accessToken: AccessTokenConfig, jwksPath: string | undefined } {
+  assert(isObject(jwt), 'the "jwt" option is required, e.g. { secret: <at least 32 random bytes> }')
+  checkKnownKeys(jwt, KNOWN.jwt, 'jwt')
+  const { keys, issuer = DEFAULT_NAME, audience = DEFAULT_NAME, expiresIn = 900, jwksPath, ...single } = jwt
+  let resolved: ResolvedKey[]
+  if (keys === undefined) {
+    resolved = resolveKeys([{ key: single, where: 'jwt' }])
   } else {
-    assert(secret === undefined, `jwt.secret is for HS256; ${algorithm} takes jwt.privateKey and jwt.publicKey`)
-    assert(privateKey !== undefined && publicKey !== undefined, `jwt.privateKey and jwt.publicKey are required for ${algorithm}`)
-    key = { privateKey, publicKey }
+    assert(Object.keys(single).length === 0, 'jwt.keys replaces jwt.secret, algorithm, privateKey, publicKey and kid: give one or the other')
+    assert(Array.isArray(keys) && keys.length > 0, 'jwt.keys must be a non-empty array')
+    resolved = resolveKeys(keys.map((key, index) => ({ key, where: `jwt.keys[${index}]` })))
   }
   assert(typeof issuer === 'string' && issuer !== '', 'jwt.issuer must be a non-empty string')
   assert(typeof audience === 'string' && audience !== '', 'jwt.audience must be a non-empty string')
   assert(isInteger(expiresIn, 1, 86_400), 'jwt.expiresIn must be a whole number of seconds from 1 to 86400')
-  return { algorithm, key, issuer, audience, expiresIn }
+  if (jwksPath !== undefined) {
+    checkPath(jwksPath, 'jwt.jwksPath', false)
+    assert(resolved.some((key) => key.publicJwk !== undefined), 'jwt.jwksPath publishes public keys, and HS256 secrets have none: use EdDSA or ES256 keys')
+  }
+  return { keys: resolved, accessToken: { issuer, audience, expiresIn }, jwksPath }
 }
 
-function resolveArgon2 (argon2: PasswordAuthOptions['argon2'] = {}): { params: Argon2Params, pepper: Uint8Array | undefined } {
-  const { pepper, ...costs } = argon2
-  const params = { ...DEFAULT_ARGON2, ...costs }
-  assert(isInteger(params.parallelism, 1, 255), 'argon2.parallelism must be a whole number from 1 to 255')
-  assert(isInteger(params.memoryCost, 8 * params.parallelism, 4_194_304), 'argon2.memoryCost must be KiB from 8 × parallelism to 4194304')
-  assert(isInteger(params.timeCost, 1, 100), 'argon2.timeCost must be a whole number from 1 to 100')
-  assert(pepper === undefined || typeof pepper === 'string' || pepper instanceof Uint8Array, 'argon2.pepper must be a string or a Uint8Array')
-  assert(pepper === undefined || pepper.length > 0, 'argon2.pepper must not be empty')
-  return { params, pepper: typeof pepper === 'string' ? Buffer.from(pepper) : pepper }
+const COOKIE_NAME = /^[!#$%&'*+.^\w`|~-]{1,64}$/
+
+function resolveRefresh (refresh: RefreshOptions | false | undefined, accessTokenSeconds: number): ResolvedRefresh {
+  if (refresh === false) {
+    // A session is its one access token: it ends when the token expires.
+    const lifetime = accessTokenSeconds * 1000
+    return { enabled: false, policy: { idleMs: lifetime, maxMs: lifetime, graceMs: 0 }, cookie: undefined }
+  }
+  const { idleTimeout = 604_800, maxLifetime = 2_592_000, grace = 10, cookie = false } = group(refresh, 'refresh')
+  assert(isInteger(maxLifetime, 60, 400 * 86_400), 'refresh.maxLifetime must be a whole number of seconds from 60 to 34560000 (400 days)')
+  assert(isInteger(idleTimeout, 60, maxLifetime), 'refresh.idleTimeout must be a whole number of seconds from 60 to refresh.maxLifetime')
+  assert(isInteger(grace, 0, 300), 'refresh.grace must be a whole number of seconds from 0 to 300')
+  assert(typeof cookie === 'boolean' || isObject(cookie), 'refresh.cookie must be true, false or { name }')
+  let cookieName: string | undefined
+  if (cookie !== false) {
+    const { name = 'fastify-password-auth-refresh' } = cookie === true ? {} : group(cookie, 'cookie', 'refresh.cookie')
+    assert(typeof name === 'string' && COOKIE_NAME.test(name), 'refresh.cookie.name must be a cookie name: 1 to 64 letters, digits and !#$%&\'*+.^_`|~-')
+    cookieName = name
+  }
+  return { enabled: true, policy: { idleMs: idleTimeout * 1000, maxMs: maxLifetime * 1000, graceMs: grace * 1000 }, cookie: cookieName }
 }
 
-function resolvePolicy (policy: PasswordPolicyOptions = {}): PasswordPolicyOptions {
-  const { minLength = 15, maxLength = 128, check } = policy
+function resolvePolicy (policy: PasswordPolicyOptions | undefined): ResolvedPasswordPolicy {
+  const { minLength = DEFAULT_PASSWORD_POLICY.minLength, maxLength = DEFAULT_PASSWORD_POLICY.maxLength, check } = group(policy, 'passwordPolicy')
   assert(isInteger(minLength, 1, 1024), 'passwordPolicy.minLength must be a whole number from 1 to 1024')
   assert(isInteger(maxLength, minLength, 1024), 'passwordPolicy.maxLength must be a whole number from minLength to 1024')
   assert(check === undefined || typeof check === 'function', 'passwordPolicy.check must be a function')
   return { minLength, maxLength, check }
 }
 
-function resolveThrottle (throttle: ThrottleOptions = {}): ThrottlePolicy {
-  const { freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400 } = throttle
+function resolveThrottle (throttle: ThrottleOptions | undefined): Omit<ThrottlePolicy, 'leaseMs'> {
+  const { freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400 } = group(throttle, 'throttle')
   assert(isInteger(freeFailures, 1, 1000), 'throttle.freeFailures must be a whole number from 1 to 1000')
   assert(isInteger(blockSeconds, 1), 'throttle.blockSeconds must be a whole number of seconds, at least 1')
   assert(isInteger(maxBlockSeconds, blockSeconds), 'throttle.maxBlockSeconds must be a whole number of seconds, at least blockSeconds')
@@ -179,12 +253,12 @@ function resolveThrottle (throttle: ThrottleOptions = {}): ThrottlePolicy {
     freeFailures,
     blockMs: blockSeconds * 1000,
     maxBlockMs: maxBlockSeconds * 1000,
-    leaseMs: ATTEMPT_LEASE_MS,
     forgetAfterMs: forgetAfterSeconds * 1000
   }
 }
 
-function resolveHashing (hashing: HashingOptions = {}): Required<HashingOptions> {
+function resolveHashing (options: HashingOptions | undefined): Required<HashingOptions> {
+  const hashing = group(options, 'hashing')
   const { concurrency = defaultHashConcurrency() } = hashing
   assert(isInteger(concurrency, 1, 1024), 'hashing.concurrency must be a whole number from 1 to 1024')
   const { maxQueue = 32 * concurrency } = hashing
@@ -192,26 +266,46 @@ function resolveHashing (hashing: HashingOptions = {}): Required<HashingOptions>
   return { concurrency, maxQueue }
 }
 
+function resolveLegacyHashes (legacyHashes: unknown = []): readonly LegacyHashFormat[] {
+  assert(Array.isArray(legacyHashes), 'legacyHashes must be an array of { name, test, verify }')
+  const names = new Set<string>(BUILT_IN_FORMATS)
+  legacyHashes.forEach((format: Partial<LegacyHashFormat> | null, index) => {
+    const where = `legacyHashes[${index}]`
+    assert(typeof format === 'object' && format !== null, `${where} must be an object { name, test, verify }`)
+    assert(typeof format.name === 'string' && /^[\w.-]{1,64}$/.test(format.name), `${where}.name must be 1 to 64 letters, digits, _ . or -`)
+    assert(!names.has(format.name), `${where}.name "${format.name}" is already taken`)
+    assert(typeof format.test === 'function', `${where}.test must be a function (hash) => boolean`)
+    assert(typeof format.verify === 'function', `${where}.verify must be a function (hash, password) => Promise<boolean>`)
+    names.add(format.name)
+  })
+  return Object.freeze([...legacyHashes])
+}
+
 /** Checks every option and fills in the defaults; a mistake throws FST_PWAUTH_INVALID_OPTION. */
 export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
+  assert(isObject(options), 'the options are required, e.g. { accounts, jwt: { secret } }')
+  for (const [before, now] of Object.entries(RENAMED)) assert(!Object.hasOwn(options, before), `unknown option ${before}: did you mean ${now}?`)
+  checkKnownKeys(options, KNOWN.options, '')
   checkStore('accounts', options.accounts)
-  checkStore('revocations', options.revocations)
+  if (options.sessions !== undefined) checkStore('sessions', options.sessions)
   if (options.attempts !== undefined) checkStore('attempts', options.attempts)
 
   const { prefix = '/Auth', realm = DEFAULT_NAME, rateLimit = {}, storeTimeout = 2000, onEvent } = options
-  assert(typeof prefix === 'string' && (prefix === '' || /^\/[^\s?#]*[^/\s?#]$/.test(prefix)),
-    'prefix must be empty or a path starting with / and not ending with /')
+  checkPath(prefix, 'prefix', true)
   checkHeaderText(realm, 'realm')
-  assert(rateLimit === false || (typeof rateLimit === 'object' && rateLimit !== null), 'rateLimit must be an object or false')
+  assert(rateLimit === false || isObject(rateLimit), 'rateLimit must be an object or false')
+  if (rateLimit !== false) checkKnownKeys(rateLimit, KNOWN.rateLimit, 'rateLimit')
   assert(isInteger(storeTimeout, 1, 60_000), 'storeTimeout must be a whole number of milliseconds from 1 to 60000')
   assert(onEvent === undefined || typeof onEvent === 'function', 'onEvent must be a function')
   const { params, pepper } = resolveArgon2(options.argon2)
+  const jwt = resolveJwt(options.jwt)
 
   return {
     accounts: options.accounts,
-    revocations: options.revocations,
+    sessions: options.sessions ?? new MemorySessionStore(),
     attempts: options.attempts ?? new MemoryAttemptStore(),
-    token: resolveToken(options.jwt),
+    ...jwt,
+    refresh: resolveRefresh(options.refresh, jwt.accessToken.expiresIn),
     prefix,
     realm,
     argon2: params,
@@ -220,7 +314,9 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     throttle: resolveThrottle(options.throttle),
     rateLimit: rateLimit === false ? false : { max: 100, timeWindow: 60_000, nameSpace: `${DEFAULT_NAME}:rate-limit:`, ...rateLimit },
     hashing: resolveHashing(options.hashing),
+    legacyHashes: resolveLegacyHashes(options.legacyHashes),
     storeTimeout,
-    onEvent
+    onEvent,
+    decorators: resolveDecorators(group(options.decorators, 'decorators'))
   }
 }

@@ -14,14 +14,23 @@ export interface PasswordPolicyOptions {
   check?: (password: string, context: { email: string }) => boolean | Promise<boolean>
 }
 
+/** The policy as the plugin runs it: lengths filled in (resolvePolicy in options.ts checks them). */
+export interface ResolvedPasswordPolicy extends Required<Omit<PasswordPolicyOptions, 'check'>> {
+  check: PasswordPolicyOptions['check']
+}
+
+/** NIST SP 800-63B-4: at least 15 code points for a password used alone; 128 leaves room for passphrases. */
+export const DEFAULT_PASSWORD_POLICY = Object.freeze({ minLength: 15, maxLength: 128 })
+
 export interface PasswordPolicy {
+  /** Code points after NFC; the ChangePassword schema documents them. */
   minLength: number
   maxLength: number
   /** The policy's objections to `newPassword`; empty when it passes. No composition rules, by design. */
   evaluate (newPassword: string, currentPassword: string, email: string): Promise<WeakPasswordReason[]>
 }
 
-export function createPasswordPolicy ({ minLength = 15, maxLength = 128, check }: PasswordPolicyOptions): PasswordPolicy {
+export function createPasswordPolicy ({ minLength, maxLength, check }: ResolvedPasswordPolicy): PasswordPolicy {
   return {
     minLength,
     maxLength,

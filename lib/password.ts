@@ -1,25 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import { hash, verify } from '@node-rs/argon2'
+import { hash } from '@node-rs/argon2'
+import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
 import type { HashQueue } from './hash-queue.js'
-
-export interface Argon2Params {
-  /** KiB of memory per hash. */
-  memoryCost: number
-  /** Passes over the memory. */
-  timeCost: number
-  parallelism: number
-}
-
-/** The OWASP / ASVS 5.0 minimum for argon2id. */
-export const DEFAULT_ARGON2: Readonly<Argon2Params> = Object.freeze({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
+import { parseArgon2Hash } from './hash-formats/argon2.js'
+import { createHashVerifier, type HashCheck, type HashVerifierOptions, type VerifyStoredHash } from './hash-formats/index.js'
 
 /**
  * Well-formed UTF-16: no lone surrogate. argon2 would map every lone surrogate to U+FFFD, so different
  * passwords would share a hash. Means the same with or without the regular expression `u` flag.
  */
 export const WELL_FORMED_PATTERN = String.raw`^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$`
-
-const PHC_PARAMS = /^\$(argon2(?:id|i|d))\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$/
 
 /** Passwords are hashed and verified in NFC and otherwise exactly as sent. */
 export function normalizePassword (password: string): string {
@@ -28,27 +18,30 @@ export function normalizePassword (password: string): string {
 
 /** Number of Unicode code points, the unit of the password policy. */
 export function codePointLength (text: string): number {
-  let length = 0
-  for (const _ of text) length++
-  return length
+  return [...text].length
 }
 
-/** Hashes a password with argon2id, for hosts creating accounts. Same normalisation as the plugin. */
-export async function hashPassword (password: string, params: Partial<Argon2Params> & { pepper?: Uint8Array } = {}): Promise<string> {
+/**
+ * Hashes a password with argon2id, for hosts creating accounts. Takes the plugin's `argon2` option
+ * (costs and pepper, checked the same way) and normalises the password as the plugin does.
+ */
+export async function hashPassword (password: string, argon2?: Argon2Options): Promise<string> {
   if (typeof password !== 'string' || password.length === 0 || !password.isWellFormed()) {
     throw new TypeError('hashPassword: the password must be a non-empty, well-formed string')
   }
-  const { pepper, ...costs } = params
-  return await hash(normalizePassword(password), { ...DEFAULT_ARGON2, ...costs, secret: pepper })
+  const { params, pepper } = resolveArgon2(argon2)
+  return await hash(normalizePassword(password), { ...params, secret: pepper })
 }
 
-/** True when the stored hash was made with weaker argon2 parameters than `params`, or is not argon2id. */
-export function isWeakerHash (storedHash: string, params: Argon2Params): boolean {
-  const match = PHC_PARAMS.exec(storedHash)
-  if (match === null) return false
-  const [, algorithm, version, memoryCost, timeCost] = match
-  return algorithm !== 'argon2id' || Number(version) < 19 ||
-    Number(memoryCost) < params.memoryCost || Number(timeCost) < params.timeCost
+/**
+ * True when a verified stored hash should be replaced: it is not argon2id (a legacy format, argon2i or
+ * argon2d), or was made with an older version or weaker parameters than `params`. Stronger argon2id
+ * hashes are left alone.
+ */
+export function needsUpgrade (storedHash: string, params: Argon2Params): boolean {
+  const argon2 = parseArgon2Hash(storedHash)
+  return argon2 === null || argon2.algorithm !== 'argon2id' || argon2.version < 19 ||
+    argon2.memoryCost < params.memoryCost || argon2.timeCost < params.timeCost
 }
 
 /** Counters of the argon2 work done since registration. */
@@ -61,18 +54,23 @@ export interface HashingStats {
   inFlight: number
 }
 
-/** argon2id hashing and verification with the configured parameters, through the bounded queue. */
+/**
+ * argon2id hashing with the configured parameters, and verification of stored hashes in every known
+ * format, all through the bounded queue.
+ */
 export class PasswordHasher {
   readonly params: Readonly<Argon2Params>
   readonly #options: Argon2Params & { secret?: Uint8Array }
   readonly #queue: HashQueue
+  readonly #verifyStoredHash: VerifyStoredHash
   #verifications = 0
   #hashes = 0
 
-  constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue) {
+  constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue, formats: Omit<HashVerifierOptions, 'pepper'>) {
     this.params = Object.freeze({ ...params })
     this.#options = { ...params, secret: pepper }
     this.#queue = queue
+    this.#verifyStoredHash = createHashVerifier({ ...formats, pepper })
   }
 
   async hash (password: string): Promise<string> {
@@ -82,16 +80,17 @@ export class PasswordHasher {
     })
   }
 
-  /** False for a wrong password and for a stored hash that is not a valid argon2 string. */
-  async verify (storedHash: string, password: string): Promise<boolean> {
+  /** Whether the password matches, is wrong, or the stored hash is in no format this process can verify. */
+  async check (storedHash: string, password: string): Promise<HashCheck> {
     return await this.#queue.run(async () => {
-      this.#verifications++
-      try {
-        return await verify(storedHash, normalizePassword(password), this.#options)
-      } catch {
-        return false
-      }
+      const check = await this.#verifyStoredHash(storedHash, password)
+      if (check.verdict !== 'unsupported_hash') this.#verifications++
+      return check
     })
+  }
+
+  async verify (storedHash: string, password: string): Promise<boolean> {
+    return (await this.check(storedHash, password)).verdict === 'verified'
   }
 
   stats (): HashingStats {

@@ -1,100 +1,129 @@
-import fastifyJwt from '@fastify/jwt'
 import fastifyRateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createTokenCheck } from './access-token.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { createAuthenticate, createTokenCheck } from './authenticate.js'
 import { acceptJsonOnly, ignoreBody } from './body-parsers.js'
 import { createPasswordCheck } from './credentials.js'
-import { asRequestError, createErrorHandler } from './error-handler.js'
+import { checkDecoratorNames } from './decorators.js'
 import { invalidOption, requestError } from './errors.js'
 import { createEventEmitter } from './events.js'
+import { authenticate, registerGuardState } from './guard.js'
 import { HashQueue } from './hash-queue.js'
+import { warnAboutHostSettings } from './host-checks.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import { PasswordHasher, type HashingStats } from './password.js'
 import { createPasswordPolicy } from './password-policy.js'
-import { createProblemSender } from './problem.js'
-import { createStoreCall } from './store-call.js'
+import { createErrorHandler, createProblemSender } from './problem.js'
+import { createRefreshCookie } from './refresh-cookie.js'
+import { RefreshTokens } from './refresh-token.js'
 import { registerChangePassword } from './routes/change-password.js'
 import type { RouteContext } from './routes/context.js'
+import { registerJwks } from './routes/jwks.js'
 import { registerLogin } from './routes/login.js'
 import { registerLogout } from './routes/logout.js'
-import { EmailThrottle } from './throttle.js'
-import { jwtPluginOptions, TokenService, type JwtSignerVerifier, type TokenConfig } from './tokens.js'
+import { registerRefresh } from './routes/refresh.js'
+import { SessionService } from './sessions.js'
+import { createStoreCall } from './store-call.js'
+import type { SessionInfo } from './stores/types.js'
+import { attemptLeaseMs, EmailThrottle } from './throttle.js'
+import { AccessTokens } from './tokens.js'
 import { validatorCompiler } from './validation.js'
 
-/** The guard for host routes: `{ onRequest: fastify.authenticate }`. Sets `request.account`. */
-export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
-
-/** `fastify.passwordAuth`: what the plugin lets the host observe. */
+/** The host API on `fastify.passwordAuth`. */
 export interface PasswordAuthDecorator {
   /** argon2 work done so far, for metrics and capacity planning. */
   stats (): HashingStats
+  /** An account's sessions. Pass the request you act for, if any, so the events name it. Store failures reject with a 503 error. */
+  sessions: {
+    /** The account's live sessions, oldest first. */
+    list (accountId: string, context?: { request?: FastifyRequest }): Promise<SessionInfo[]>
+    /** Ends one session: its access and refresh tokens stop working at the next request. True if it was live. */
+    end (sessionId: string, context?: { request?: FastifyRequest }): Promise<boolean>
+    /** Ends every session of the account ("log out everywhere"); resolves how many were live. */
+    endAll (accountId: string, context?: { request?: FastifyRequest }): Promise<number>
+  }
 }
 
-/**
- * @fastify/jwt is registered in a context of its own, under a namespace, so it never clashes with a
- * host's own @fastify/jwt; we keep only its signer and verifier. A key pair that cannot verify its own
- * token fails here.
- */
-async function createTokenService (fastify: FastifyInstance, config: TokenConfig): Promise<TokenService> {
-  let jwt: JwtSignerVerifier | undefined
+/** Signs and verifies a probe, so that keys that cannot work together fail at registration. */
+function createAccessTokens (...args: ConstructorParameters<typeof AccessTokens>): AccessTokens {
   try {
-    await fastify.register(async function tokenSigning (child) {
-      const options = jwtPluginOptions(config)
-      await child.register(fastifyJwt, options)
-      jwt = (child.jwt as unknown as Record<string, JwtSignerVerifier>)[options.namespace]
-    })
-    const tokens = new TokenService(jwt as JwtSignerVerifier, config.expiresIn)
-    tokens.verify(tokens.issue({ id: 'probe', email: 'probe@invalid', active: true, credentialVersion: 0 }).accessToken)
+    const tokens = new AccessTokens(...args)
+    tokens.verify(tokens.issue({ accountId: 'probe', sessionId: 'probe', credentialVersion: 0 }).accessToken)
     return tokens
   } catch (err) {
-    throw invalidOption(`the jwt keys cannot sign and verify ${config.algorithm} tokens (${(err as Error).message})`)
+    throw invalidOption(`the jwt keys cannot sign and verify tokens (${(err as Error).message})`)
   }
 }
 
 export async function passwordAuth (fastify: FastifyInstance, options: PasswordAuthOptions): Promise<void> {
   const config = resolveOptions(options)
-  const { accounts, revocations } = config
-  const hasher = new PasswordHasher(config.argon2, config.pepper, new HashQueue(config.hashing.concurrency, config.hashing.maxQueue))
-  const tokens = await createTokenService(fastify, config.token)
+  const names = config.decorators
+  checkDecoratorNames(fastify, names)
+  warnAboutHostSettings(fastify)
+  const { accounts } = config
+  const hashQueue = new HashQueue(config.hashing.concurrency, config.hashing.maxQueue)
+  const hasher = new PasswordHasher(config.argon2, config.pepper, hashQueue, { legacyHashes: config.legacyHashes, log: fastify.log })
+  const accessTokens = createAccessTokens(config.keys, config.accessToken)
   const storeCall = createStoreCall(config.storeTimeout)
-  const checkAccessToken = createTokenCheck(tokens, accounts, revocations, storeCall)
+  const emit = createEventEmitter(config.onEvent, fastify.log)
+  const sessions = new SessionService({
+    store: config.sessions,
+    accounts,
+    accessTokens,
+    refreshTokens: new RefreshTokens(config.keys),
+    storeCall,
+    emit,
+    policy: config.refresh.policy,
+    refresh: config.refresh.enabled,
+    log: fastify.log
+  })
   const sendProblem = createProblemSender(config.realm)
   const context: RouteContext = {
     accounts,
-    revocations,
+    sessions,
+    accessTokens,
     hasher,
-    tokens,
     policy: createPasswordPolicy(config.passwordPolicy),
     checkPassword: createPasswordCheck({
       accounts,
       hasher,
-      throttle: new EmailThrottle(config.attempts, config.throttle, storeCall),
+      throttle: new EmailThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall),
       storeCall,
       dummyHash: await hasher.createDummyHash()
     }),
-    checkAccessToken,
     storeCall,
-    emit: createEventEmitter(config.onEvent)
+    emit,
+    refresh: config.refresh.enabled
   }
 
-  const authenticate: Authenticate = async (request, reply) => {
-    try {
-      request.account = (await checkAccessToken(request)).account
-    } catch (err) {
-      return sendProblem(reply, asRequestError(err, request))
+  fastify.decorateRequest(names.account, null)
+  registerGuardState(fastify, {
+    check: createAuthenticate(createTokenCheck(accessTokens, accounts, config.sessions, storeCall), sendProblem, names.account),
+    accountKey: names.account
+  })
+  if (names.authenticate !== false) fastify.decorate(names.authenticate, authenticate)
+  fastify.decorate('passwordAuth', {
+    stats: () => hasher.stats(),
+    sessions: {
+      list: async (accountId, { request } = {}) => await sessions.list(request, accountId),
+      end: async (sessionId, { request } = {}) => await sessions.end(request, sessionId, 'ended_by_host') !== null,
+      endAll: async (accountId, { request } = {}) => await sessions.endAll(request, accountId, 'ended_by_host')
     }
-  }
-  fastify.decorateRequest('account', null)
-  fastify.decorate('authenticate', authenticate)
-  fastify.decorate('passwordAuth', { stats: () => hasher.stats() } satisfies PasswordAuthDecorator)
+  } satisfies PasswordAuthDecorator)
 
   await fastify.register(async function passwordAuthRoutes (routes) {
     routes.setValidatorCompiler(validatorCompiler)
     routes.setErrorHandler(createErrorHandler(sendProblem))
-    routes.addHook('onRequest', async (_request, reply) => { reply.header('cache-control', 'no-store') })
+    // Callback hooks, not async ones: no promise per request on every route of the plugin.
+    routes.addHook('onRequest', (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() })
+    if (config.refresh.cookie !== undefined) context.cookie = await createRefreshCookie(routes, config.refresh.cookie, config.prefix)
 
     await routes.register(async function credentialRoutes (app) {
       acceptJsonOnly(app)
+      // With the hashing queue full, shed at once: no body read or parsed, no per-IP count, no throttle.
+      app.addHook('onRequest', (_request, reply, done) => {
+        if (hashQueue.shedIfFull()) sendProblem(reply, requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+        else done()
+      })
       if (config.rateLimit !== false) {
         // global: one counter per client shared by both routes of this context, and only them.
         await app.register(fastifyRateLimit, {
@@ -109,9 +138,19 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       registerChangePassword(app, context)
     })
 
+    if (config.refresh.enabled) {
+      // Refresh runs no argon2 and has no per-IP limit of its own: it is outside Login's context.
+      await routes.register(async function refreshRoutes (app) {
+        acceptJsonOnly(app)
+        registerRefresh(app, context)
+      })
+    }
+
     await routes.register(async function sessionRoutes (app) {
       ignoreBody(app)
       registerLogout(app, context)
     })
   }, { prefix: config.prefix })
+
+  if (config.jwksPath !== undefined) registerJwks(fastify, config.jwksPath, config.keys)
 }

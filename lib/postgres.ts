@@ -1,21 +1,25 @@
 /** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
-import { accountsTableSql } from './stores/postgres-accounts.js'
-import { revocationsTableSql } from './stores/postgres-revocations.js'
+import { accountsTableSql } from './stores/postgres-accounts-ddl.js'
+import { sessionsTableSql } from './stores/postgres-sessions.js'
 import type { Queryable } from './stores/postgres-sql.js'
 
-export { accountsTableSql, PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './stores/postgres-accounts.js'
-export { PostgresRevocationStore, revocationsTableSql, type PostgresRevocationStoreOptions } from './stores/postgres-revocations.js'
+export { accountsTableSql, accountsTriggerSql } from './stores/postgres-accounts-ddl.js'
+export type {
+  PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
+} from './stores/postgres-account-mapping.js'
+export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './stores/postgres-accounts.js'
+export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './stores/postgres-sessions.js'
 export type { Queryable } from './stores/postgres-sql.js'
 
 /**
- * Creates the tables and indexes if they do not exist yet. Idempotent, and safe when several instances
- * start at once: the statements run as one implicit transaction (one simple query) under an advisory
- * lock, since concurrent CREATE TABLE IF NOT EXISTS can otherwise fail on PostgreSQL's catalog.
+ * Creates the plugin's tables, indexes and trigger if they do not exist yet. Idempotent, and safe when
+ * several instances start at once: the statements run as one implicit transaction (one simple query)
+ * under an advisory lock, since concurrent CREATE TABLE IF NOT EXISTS can otherwise fail on PostgreSQL's catalog.
  */
-export async function createPostgresSchema (pool: Queryable, { accountsTable, revocationsTable }: { accountsTable?: string, revocationsTable?: string } = {}): Promise<void> {
+export async function createPostgresSchema (pool: Queryable, { accountsTable, sessionsTable }: { accountsTable?: string, sessionsTable?: string } = {}): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
 ${accountsTableSql(accountsTable)}
-${revocationsTableSql(revocationsTable)}`
+${sessionsTableSql(sessionsTable)}`
   })
 }

@@ -1,5 +1,8 @@
-import type { FastifyReply } from 'fastify'
-import { titles, type FieldError, type PasswordAuthError, type RequestErrorCode, type WeakPasswordReason } from './errors.js'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { BODY_LIMIT } from './body-parsers.js'
+import {
+  asRequestError, challengeOf, problemType, titleOf, type FieldError, type PasswordAuthError, type RequestErrorCode, type WeakPasswordReason
+} from './errors.js'
 
 /** RFC 9457 problem details, as every error of the plugin is answered. */
 export interface Problem {
@@ -14,14 +17,10 @@ export interface Problem {
 
 export type SendProblem = (reply: FastifyReply, error: PasswordAuthError) => FastifyReply
 
-export function problemType (code: RequestErrorCode): string {
-  return 'urn:fastify-password-auth:problem:' + code.slice('FST_PWAUTH_'.length).toLowerCase().replaceAll('_', '-')
-}
-
 export function toProblem (error: PasswordAuthError): Problem {
   const problem: Problem = {
     type: problemType(error.code),
-    title: titles[error.code],
+    title: titleOf(error.code),
     status: error.statusCode,
     detail: error.message,
     code: error.code
@@ -36,19 +35,22 @@ export function toProblem (error: PasswordAuthError): Problem {
  * The body is serialised here so a host route's response schema or serializer cannot reshape it.
  */
 export function createProblemSender (realm: string): SendProblem {
-  const challenge = `Bearer realm="${realm}"`
-  const invalidTokenChallenge = `${challenge}, error="invalid_token"`
+  const challenges = { bearer: `Bearer realm="${realm}"`, invalid_token: `Bearer realm="${realm}", error="invalid_token"` }
 
   return function sendProblem (reply, error) {
     reply.code(error.statusCode)
     reply.header('cache-control', 'no-store')
-    if (error.code === 'FST_PWAUTH_TOKEN_INVALID') {
-      reply.header('www-authenticate', invalidTokenChallenge)
-    } else if (error.statusCode === 401) {
-      reply.header('www-authenticate', challenge)
-    }
+    const challenge = challengeOf(error.code)
+    if (challenge !== undefined) reply.header('www-authenticate', challenges[challenge])
     if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
     reply.type('application/problem+json')
     return reply.send(JSON.stringify(toProblem(error)))
+  }
+}
+
+/** The routes' error handler: every error becomes problem+json. */
+export function createErrorHandler (sendProblem: SendProblem) {
+  return function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    return sendProblem(reply, asRequestError(error, request, BODY_LIMIT))
   }
 }

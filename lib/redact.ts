@@ -1,4 +1,4 @@
-const SECRET_FIELDS = ['password', 'currentPassword', 'newPassword', 'confirmNewPassword', 'passwordHash', 'accessToken']
+const SECRET_FIELDS = ['password', 'currentPassword', 'newPassword', 'confirmNewPassword', 'passwordHash', 'accessToken', 'refreshToken']
 
 /**
  * Pino `redact` paths for a host logger that logs request headers or bodies: the plugin itself never

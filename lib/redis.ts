@@ -1,3 +1,3 @@
 /** Redis-backed stores (`fastify-password-auth/redis`); needs the optional peer dependency ioredis. */
 export { RedisAttemptStore, type RedisAttemptStoreOptions } from './stores/redis-attempts.js'
-export { RedisRevocationStore, type RedisRevocationStoreOptions } from './stores/redis-revocations.js'
+export { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis-sessions.js'

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import { EMAIL_PATTERN } from './email.js'
 import { WELL_FORMED_PATTERN } from './password.js'
 
@@ -18,36 +18,58 @@ export const LoginBody = Type.Object({
   email: Email,
   password: password('The account\'s password.')
 })
-export type LoginBody = Static<typeof LoginBody>
 
+/** The input rules of ChangePassword: what its validator checks. */
 export const ChangePasswordBody = Type.Object({
   email: Email,
   currentPassword: password('The account\'s current password.'),
   newPassword: password('The new password; must satisfy the password policy.'),
   confirmNewPassword: password('The new password again; must equal newPassword exactly.')
 })
-export type ChangePasswordBody = Static<typeof ChangePasswordBody>
 
-export const LoginReply = Type.Object({
-  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as "Authorization: Bearer <token>".' }),
-  tokenType: Type.Literal('Bearer'),
-  expiresIn: Type.Integer({ description: 'Seconds until the token expires.' })
+/**
+ * ChangePassword as documented: newPassword carries the policy's lengths. JSON Schema counts code
+ * points, as the policy does (after NFC); the policy, not the validator, enforces them, so a password
+ * outside them gets 400 FST_PWAUTH_WEAK_PASSWORD with reasons, as the contract says.
+ */
+export function documentedChangePasswordBody ({ minLength, maxLength }: { minLength: number, maxLength: number }) {
+  return Type.Object({
+    ...ChangePasswordBody.properties,
+    newPassword: Type.String({
+      minLength,
+      maxLength,
+      pattern: WELL_FORMED_PATTERN,
+      description: `The new password: ${minLength} to ${maxLength} Unicode code points after NFC normalisation (and at most ` +
+        `${MAX_PASSWORD_INPUT} UTF-16 code units), not the current password, not containing the e-mail's local part. ` +
+        'Outside the lengths: 400 FST_PWAUTH_WEAK_PASSWORD with reasons.'
+    })
+  })
+}
+
+export const MAX_REFRESH_TOKEN = 1024
+
+export const RefreshBody = Type.Object({
+  refreshToken: Type.String({ minLength: 1, maxLength: MAX_REFRESH_TOKEN, description: 'The refresh token of the last Login or Refresh.' })
 })
 
-export const ProblemReply = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String(),
-  errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), detail: Type.String() }))),
-  reasons: Type.Optional(Type.Array(Type.String()))
-}, { description: 'RFC 9457 problem details (application/problem+json).' })
+/** Cookie mode: the refresh token travels in its cookie, and the JSON body (`{}` is fine) keeps cross-site forms out. */
+export const RefreshCookieBody = Type.Object({})
 
-export const NoContent = Type.Null({ description: 'No content.' })
+const TOKEN_REPLY = {
+  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as "Authorization: Bearer <token>".' }),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the access token expires.' })
+}
+const REFRESH_TOKEN = Type.String({
+  maxLength: MAX_REFRESH_TOKEN,
+  description: 'Opaque; exchange it at Refresh for new tokens. Each refresh token is good for one refresh.'
+})
+const REFRESH_EXPIRES_IN = Type.Integer({ description: 'Seconds until the session ends if the refresh token is not used.' })
 
-/** Error replies are problem+json (sent pre-serialised; the schema documents them). */
-export const PROBLEM_RESPONSES = {
-  '4xx': { description: 'Problem details', content: { 'application/problem+json': { schema: ProblemReply } } },
-  '5xx': { description: 'Problem details', content: { 'application/problem+json': { schema: ProblemReply } } }
+/** Login's and Refresh's body as a registration sends it: refresh fields only with refresh on, the token only outside cookie mode. */
+export function documentedTokenReply ({ refresh, cookie }: { refresh: boolean, cookie: boolean }) {
+  if (!refresh) return Type.Object(TOKEN_REPLY)
+  return Type.Object(cookie
+    ? { ...TOKEN_REPLY, refreshExpiresIn: REFRESH_EXPIRES_IN }
+    : { ...TOKEN_REPLY, refreshToken: REFRESH_TOKEN, refreshExpiresIn: REFRESH_EXPIRES_IN })
 }

@@ -1,23 +1,22 @@
 import { randomBytes } from 'node:crypto'
-import type { FastifyJWTOptions } from '@fastify/jwt'
+import { createSigner, createVerifier } from 'fast-jwt'
 import { requestError } from './errors.js'
-import type { PasswordAuthAccount } from './stores/types.js'
+import type { JwtAlgorithm, ResolvedKey } from './keys.js'
+import { VerifiedTokens } from './verified-tokens.js'
 
-export type JwtAlgorithm = 'HS256' | 'EdDSA' | 'ES256'
+export type { JwtAlgorithm }
 
-export interface TokenConfig {
-  algorithm: JwtAlgorithm
-  /** HS256 secret, or the private and public key (PEM) of a key pair. */
-  key: { secret: string | Buffer } | { privateKey: string | Buffer, publicKey: string | Buffer }
+export interface AccessTokenConfig {
   issuer: string
   audience: string
   /** Seconds. */
   expiresIn: number
 }
 
-/** The claims of an accepted access token. `cv` is the account's credential version. */
+/** The claims of an accepted access token. `cv` is the account's credential version, `sid` its session. */
 export interface AccessTokenClaims {
   sub: string
+  sid: string
   jti: string
   cv: number
   iat: number
@@ -26,82 +25,103 @@ export interface AccessTokenClaims {
   aud: string
 }
 
-/**
- * The part of @fastify/jwt's decorator we use. Declared here so that no @fastify/jwt type, and with it
- * its `fastify.jwt` augmentation, reaches the host's types through ours.
- */
-export interface JwtSignerVerifier {
-  sign (payload: Record<string, unknown>): string
-  verify<T> (token: string): T
-}
-
-export interface IssuedToken {
+export interface IssuedAccessToken {
   accessToken: string
   tokenType: 'Bearer'
+  /** Seconds. */
   expiresIn: number
 }
 
-const TOKEN_TYPE = 'at+jwt'
-// Tokens are issued with exactly these header parameters; jku, x5u, jwk, kid … make a token invalid.
-const ALLOWED_HEADER = new Set(['alg', 'typ'])
-
-/**
- * Options for @fastify/jwt: one pinned algorithm, `typ`, `iss`, `aud` and the claims we rely on.
- * The namespace keeps its decorators apart from a host's own @fastify/jwt, registered before or after.
- */
-export function jwtPluginOptions (config: TokenConfig) {
-  const { key, algorithm, issuer, audience, expiresIn } = config
-  return {
-    namespace: 'fastifyPasswordAuth',
-    secret: 'secret' in key ? key.secret : { private: key.privateKey, public: key.publicKey },
-    // @fastify/jwt takes a numeric expiresIn as seconds.
-    sign: { algorithm, expiresIn, iss: issuer, aud: audience, header: { alg: algorithm, typ: TOKEN_TYPE } },
-    verify: {
-      algorithms: [algorithm],
-      allowedIss: issuer,
-      allowedAud: audience,
-      checkTyp: TOKEN_TYPE,
-      requiredClaims: ['sub', 'jti', 'iat', 'exp', 'cv'],
-      complete: true
-    }
-  } satisfies FastifyJWTOptions
+export interface AccessTokenSubject {
+  accountId: string
+  sessionId: string
+  credentialVersion: number
 }
 
-/** Issues and verifies access tokens. Everything here is synchronous: no libuv thread-pool work. */
-export class TokenService {
+const TOKEN_TYPE = 'at+jwt'
+const HEADER_FIELDS = ['alg', 'typ', 'kid']
+/** Verified tokens remembered (by their exact text, until their exp): each at most 4 KiB, typically under 1 MB in all. */
+const VERIFIED_CACHE_SIZE = 1000
+
+type Verify = (token: string) => Record<string, unknown>
+
+const base64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== ''
+
+/**
+ * Issues and verifies access tokens with fast-jwt, synchronously: no libuv thread-pool work on the
+ * authenticated path. A token is verified only with the key its `kid` names, with that key's algorithm;
+ * its header may carry nothing but `alg`, `typ` and `kid`.
+ */
+export class AccessTokens {
   readonly expiresIn: number
-  readonly #jwt: JwtSignerVerifier
+  readonly #sign: (payload: Record<string, unknown>) => string
+  /** The exact header segment the plugin issues with each key: the common case needs no header parsing. */
+  readonly #byHeader = new Map<string, Verify>()
+  readonly #byKid = new Map<string, { algorithm: JwtAlgorithm, verify: Verify }>()
+  readonly #verified = new VerifiedTokens<AccessTokenClaims>(VERIFIED_CACHE_SIZE)
 
-  constructor (jwt: JwtSignerVerifier, expiresIn: number) {
-    this.#jwt = jwt
+  constructor (keys: ResolvedKey[], { issuer, audience, expiresIn }: AccessTokenConfig) {
     this.expiresIn = expiresIn
+    const [signing] = keys
+    this.#sign = createSigner({ key: signing!.signingKey!, algorithm: signing!.algorithm, kid: signing!.kid, header: { alg: signing!.algorithm, typ: TOKEN_TYPE }, iss: issuer, aud: audience })
+    for (const key of keys) {
+      const verify = createVerifier({
+        key: key.verifyingKey,
+        algorithms: [key.algorithm],
+        allowedIss: issuer,
+        allowedAud: audience,
+        checkTyp: TOKEN_TYPE,
+        requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp', 'cv']
+      }) as Verify
+      this.#byHeader.set(base64url({ alg: key.algorithm, typ: TOKEN_TYPE, kid: key.kid }), verify)
+      this.#byKid.set(key.kid, { algorithm: key.algorithm, verify })
+    }
   }
 
-  issue (account: PasswordAuthAccount): IssuedToken {
-    const accessToken = this.#jwt.sign({
-      sub: account.id,
-      jti: randomBytes(16).toString('base64url'),
-      cv: account.credentialVersion
-    })
-    return { accessToken, tokenType: 'Bearer', expiresIn: this.expiresIn }
+  /** A token for the subject, expiring after `expiresIn` or at `notAfterMs` (the session's end), whichever is first. */
+  issue ({ accountId, sessionId, credentialVersion }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
+    const iat = Math.floor(Date.now() / 1000)
+    const exp = Math.min(iat + this.expiresIn, Math.floor(notAfterMs / 1000))
+    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomBytes(16).toString('base64url'), cv: credentialVersion, iat, exp })
+    return { accessToken, tokenType: 'Bearer', expiresIn: exp - iat }
   }
 
-  /** The claims of a token whose signature, header and claims check out; throws 401 otherwise. */
-  verify (token: string): AccessTokenClaims {
-    let decoded: { header: Record<string, unknown>, payload: Record<string, unknown> }
+  /**
+   * The claims of a token whose header, signature and claims check out; throws 401 otherwise. `remember`
+   * false: a token about to be spent (Logout) is not worth a place among the verified ones.
+   */
+  verify (token: string, { remember = true } = {}): AccessTokenClaims {
+    const known = this.#verified.get(token, Date.now())
+    if (known !== undefined) return known
+    const dot = token.indexOf('.')
+    const verify = this.#byHeader.get(token.slice(0, dot)) ?? this.#verifierFromHeader(token.slice(0, dot))
+    let claims: Record<string, unknown>
     try {
-      decoded = this.#jwt.verify(token)
+      claims = verify(token)
     } catch {
       throw requestError('FST_PWAUTH_TOKEN_INVALID')
     }
-    const { header, payload } = decoded
-    for (const name in header) {
-      if (!ALLOWED_HEADER.has(name)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
-    }
-    if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.jti !== 'string' ||
-        payload.jti === '' || !Number.isSafeInteger(payload.cv)) {
+    if (!isText(claims.sub) || !isText(claims.sid) || !isText(claims.jti) || !Number.isSafeInteger(claims.cv)) {
       throw requestError('FST_PWAUTH_TOKEN_INVALID')
     }
-    return payload as unknown as AccessTokenClaims
+    return remember ? this.#verified.add(token, claims as unknown as AccessTokenClaims) : claims as unknown as AccessTokenClaims
+  }
+
+  /** A header serialised otherwise than the plugin does it (another JSON encoder): exactly alg, typ and a known kid. */
+  #verifierFromHeader (segment: string): Verify {
+    let header: Record<string, unknown>
+    try {
+      header = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
+    } catch {
+      throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    }
+    const key = typeof header?.kid === 'string' ? this.#byKid.get(header.kid) : undefined
+    const names = typeof header === 'object' && header !== null ? Object.keys(header) : []
+    if (key === undefined || header.alg !== key.algorithm || names.length !== HEADER_FIELDS.length ||
+        !names.every((name) => HEADER_FIELDS.includes(name))) {
+      throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    }
+    return key.verify
   }
 }

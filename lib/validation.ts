@@ -45,3 +45,8 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema }) =>
     return { error: requestError('FST_PWAUTH_VALIDATION', { errors: fieldErrors(check.Errors(data)) }) }
   }
 }
+
+/** A route's validator that checks `schema` instead of the one the route documents. */
+export function validateAs (schema: TSchema): FastifySchemaCompiler<unknown> {
+  return (route) => validatorCompiler({ ...route, schema })
+}

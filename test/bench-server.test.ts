@@ -1,9 +1,11 @@
 import t from 'tap'
+import { activeId } from '../example/bench/settings.js'
 import { mintAccessToken } from '../example/bench/tokens.js'
 import { startServer } from './helpers/server-process.js'
 
 // `npm run bench` is not part of the tests; this only checks that its server still boots and that the
-// bench's assumptions about the plugin hold (same JSON on all three GET routes, tokens it signs itself).
+// bench's assumptions about the plugin hold (same JSON on all three GET routes, tokens it signs itself,
+// the hand-written logout revoking what /plain then refuses).
 const SERVER = new URL('../dist/example/bench/server.js', import.meta.url).pathname
 const PASSWORD = 'correct horse battery staple, benchmarked'
 
@@ -21,12 +23,13 @@ t.test('the bench server boots and its routes answer as the bench expects', asyn
     t.equal(response.status, 200, path)
     bodies[path] = await response.json()
   }
-  t.same(bodies['/me'], { id: 'u7', email: 'user7@bench.test', active: true, credentialVersion: 0 })
+  t.same(bodies['/me'], { id: activeId(7), email: 'user7@bench.test', active: true, credentialVersion: 0 })
   t.same(Object.keys(bodies['/plain']!), Object.keys(bodies['/me']!), '/plain answers the same shape')
   t.same(bodies['/open'], bodies['/plain'])
   t.equal((await fetch(`${url}/plain`)).status, 401, '/plain is guarded')
 
-  const minted = mintAccessToken('u9')
+  const [session] = await (await post('/bench/sessions', { count: 1 })).json() as Array<{ sub: string, sid: string }>
+  const minted = mintAccessToken(session!.sub, session!.sid)
   t.equal((await fetch(`${url}/me`, { headers: { authorization: `Bearer ${minted}` } })).status, 200, 'the plugin accepts the bench\'s own tokens')
   t.equal((await fetch(`${url}/Auth/Logout`, { method: 'POST', headers: { authorization: `Bearer ${minted}` } })).status, 204)
 
@@ -35,7 +38,18 @@ t.test('the bench server boots and its routes answer as the bench expects', asyn
   const handToken = (await hand.json() as { accessToken: string }).accessToken
   t.equal((await fetch(`${url}/plain`, { headers: { authorization: `Bearer ${handToken}` } })).status, 200)
   t.equal((await post('/hand/login', { email: 'user8@bench.test', password: 'wrong' })).status, 401)
+  const handLogout = async (token: string): Promise<number> =>
+    (await fetch(`${url}/hand/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status
+  t.equal(await handLogout(handToken), 204)
+  t.equal(await handLogout(handToken), 401, 'a revoked token cannot log out twice')
+  t.equal((await fetch(`${url}/plain`, { headers: { authorization: `Bearer ${handToken}` } })).status, 401, '/plain refuses a revoked token')
+  t.equal(await handLogout(mintAccessToken(activeId(9), 'any-session')), 204, 'the hand-written logout takes the bench\'s own tokens')
+
+  const { accessToken: forRefresh, refreshToken } = await (await post('/Auth/Login', { email: 'user10@bench.test', password: PASSWORD })).json() as { accessToken: string, refreshToken: string }
+  t.ok(forRefresh)
+  const refreshed = await post('/Auth/Refresh', { refreshToken })
+  t.equal(refreshed.status, 200, 'Login hands out refresh tokens')
 
   t.equal((await post('/Auth/Login', { email: 'inactive3@bench.test', password: PASSWORD })).status, 401, 'inactive accounts are seeded')
-  t.match(await (await fetch(`${url}/bench/stats`)).json(), { verifications: 2, shed: 0 })
+  t.match(await (await fetch(`${url}/bench/stats`)).json(), { verifications: 3, shed: 0, roundTrips: { postgres: {}, redis: {} }, stores: 'accounts: memory, sessions: memory' })
 })

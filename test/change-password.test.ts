@@ -35,7 +35,7 @@ t.test('a change kills every token issued before it, and later tokens work', asy
 t.test('the change advances the credential version and stores an argon2id hash', async (t) => {
   const { changePassword, accounts, ada } = await buildTestApp(t)
   await changePassword(changeBody())
-  const stored = await accounts.findById(ada.id)
+  const stored = await accounts.findByEmail(EMAIL)
   t.equal(stored?.credentialVersion, 1)
   t.match(stored?.passwordHash, /^\$argon2id\$v=19\$m=1024,t=1,p=1\$/)
   t.not(stored?.passwordHash, ada.passwordHash)

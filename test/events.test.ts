@@ -23,22 +23,25 @@ t.test('each outcome is reported once, typed, with ids and without secrets', asy
 
   const summary = events.map(({ type, ...rest }) => [type, 'reason' in rest ? rest.reason : undefined])
   t.same(summary, [
+    ['session.started', undefined],
     ['login.succeeded', undefined],
     ['login.failed', 'unknown_account'],
     ['login.failed', 'wrong_password'],
     ['login.failed', 'inactive_account'],
     ['password.change_failed', 'wrong_password'],
     ['password.changed', undefined],
+    ['session.ended', 'password_changed'],
+    ['session.started', undefined],
     ['login.succeeded', undefined],
     ['logout', undefined],
     ...Array.from({ length: 5 }, () => ['login.failed', 'wrong_password']),
     ['login.throttled', undefined]
   ])
-  const [first] = events
-  t.match(first, { type: 'login.succeeded', accountId: test.ada.id, email: EMAIL, ip: '127.0.0.1', requestId: String })
+  const first = events.find((e) => e.type === 'login.succeeded')
+  t.match(first, { type: 'login.succeeded', accountId: test.ada.id, email: EMAIL, sessionId: String, ip: '127.0.0.1', requestId: String })
   t.ok(Math.abs(first!.time - Date.now()) < 60_000)
   t.match(events.find((e) => e.type === 'login.throttled'), { email: EMAIL, retryAfter: 30 })
-  t.match(events.find((e) => e.type === 'logout'), { accountId: test.ada.id, tokenId: String })
+  t.match(events.find((e) => e.type === 'logout'), { accountId: test.ada.id, sessionId: String, tokenId: String })
   t.notOk(events.find((e) => e.type === 'login.failed' && e.reason === 'unknown_account' && 'accountId' in e && e.accountId !== undefined))
 
   const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.authEvent !== undefined)
@@ -64,9 +67,9 @@ t.test('a throwing or rejecting handler is logged and changes nothing', async (t
   t.equal((await test.login()).statusCode, 200)
   t.equal((await test.login(EMAIL, 'wrong!')).statusCode, 401)
   await new Promise((resolve) => setImmediate(resolve))
-  t.equal(calls, 2)
+  t.equal(calls, 3, 'session.started, login.succeeded, login.failed')
   const errors = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'fastify-password-auth: the onEvent handler failed')
-  t.equal(errors.length, 2)
+  t.equal(errors.length, 3)
 })
 
 t.test('passwordAuthRedactPaths hide secrets from a logger that logs headers and bodies', async (t) => {
@@ -94,6 +97,6 @@ t.test('passwordAuthRedactPaths hide secrets from a logger that logs headers and
   const direct: string[] = []
   const { default: pino } = await import('pino')
   pino({ redact: [...passwordAuthRedactPaths] }, { write: (line: string) => { direct.push(line) } })
-    .info({ password: 'TOP', body: { newPassword: 'ONE' }, req: { body: { currentPassword: 'TWO' } }, account: { passwordHash: 'HASH' } })
-  t.notMatch(direct[0], /TOP|ONE|TWO|HASH/, 'every depth a serializer might use')
+    .info({ password: 'TOP', body: { newPassword: 'ONE' }, req: { body: { currentPassword: 'TWO', refreshToken: 'RT' } }, account: { passwordHash: 'HASH' }, res: { accessToken: 'AT' } })
+  t.notMatch(direct[0], /TOP|ONE|TWO|HASH|RT|AT/, 'every depth a serializer might use, refresh tokens too')
 })

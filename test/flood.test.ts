@@ -1,16 +1,13 @@
-import { writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t from 'tap'
 import { hashPassword } from '../lib/index.js'
+import { writeAccountsFile } from './helpers/accounts-file.js'
 import { post, startServer } from './helpers/server-process.js'
 
 // Behaviour only; latency and memory under load are measured by `npm run bench`.
 t.test('a flood of 1000 concurrent right and wrong logins gets only 200, 401, 429 and 503', async (t) => {
   const hash = await hashPassword('the flood test passphrase')
   const emails = Array.from({ length: 50 }, (_, i) => `flood${i}@example.com`)
-  const file = join(tmpdir(), `flood-${process.pid}-${Date.now()}.json`)
-  await writeFile(file, JSON.stringify(emails.map((email) => ({ email, passwordHash: hash }))))
+  const file = await writeAccountsFile(t, emails.map((email) => ({ email, passwordHash: hash })))
   const server = await startServer(t, { AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', JWT_SECRET: 'f'.repeat(40) })
 
   const token = (await (await post(`${server.url}/Auth/Login`, { email: emails[0], password: 'the flood test passphrase' })).json() as { accessToken: string }).accessToken

@@ -1,23 +1,11 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { buildTestApp, changeBody, EMAIL, PASSWORD } from './helpers/app.js'
+import { expectProblem } from './helpers/problem.js'
 
 const ROUTES = [
   { url: '/Auth/Login', body: { email: EMAIL, password: PASSWORD } },
   { url: '/Auth/ChangePassword', body: changeBody() }
 ]
-
-function expectProblem (t: Test, response: { statusCode: number, headers: Record<string, unknown>, json: () => any }, status: number, code: string): any {
-  t.equal(response.statusCode, status, `status ${status}`)
-  t.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8')
-  t.equal(response.headers['cache-control'], 'no-store')
-  const problem = response.json()
-  t.equal(problem.code, code)
-  t.equal(problem.status, status)
-  t.type(problem.title, 'string')
-  t.type(problem.detail, 'string')
-  t.match(problem.type, /^urn:fastify-password-auth:problem:/)
-  return problem
-}
 
 for (const route of ROUTES) {
   t.test(`${route.url}: media types`, async (t) => {

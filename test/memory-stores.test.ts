@@ -1,16 +1,25 @@
 import t from 'tap'
-import { MemoryAccountStore, MemoryAttemptStore, MemoryRevocationStore } from '../lib/index.js'
-import { accountStoreContract, attemptStoreContract, CONTRACT_THROTTLE_POLICY, revocationStoreContract } from '../lib/testing/index.js'
+import { MemoryAccountStore, MemoryAttemptStore, MemorySessionStore } from '../lib/index.js'
+import {
+  accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, sessionStoreContract
+} from '../lib/testing/index.js'
+import { ADA_FIELDS } from './helpers/account-fields.js'
+import { testClock } from './helpers/app.js'
 
 t.test('memory stores keep the store contract', async (t) => {
   const checks = [
     ...accountStoreContract({
       create: async () => {
         const store = new MemoryAccountStore()
-        return { store, add: async (account) => store.add(account) }
+        return {
+          store,
+          add: async (account) => store.add(account),
+          fields: ADA_FIELDS,
+          setActive: async (id, active) => store.setActive(id, active)
+        }
       }
     }),
-    ...revocationStoreContract({ create: async () => new MemoryRevocationStore() }),
+    ...sessionStoreContract({ create: async () => new MemorySessionStore() }),
     ...attemptStoreContract({ create: async () => new MemoryAttemptStore() })
   ]
   for (const check of checks) await t.test(check.name, check.run)
@@ -23,26 +32,30 @@ async function later<T> (ms: number, fn: () => Promise<T>): Promise<T> {
   try { return await fn() } finally { Date.now = realNow }
 }
 
-t.test('the memory revocation store sweeps expired entries', async (t) => {
-  const store = new MemoryRevocationStore()
-  for (let i = 0; i < 100; i++) await store.revoke(`old-${i}`, Date.now() + 1000)
-  await store.revoke('long', Date.now() + 3_600_000)
+t.test('the memory session store sweeps sessions past their limits, ended ones included', async (t) => {
+  const clock = testClock()
+  const store = new MemorySessionStore({ now: clock.now })
+  const session = (id: string) => ({ id, accountId: 'a', credentialVersion: 0, keyId: 'k', ip: '', userAgent: '' })
+  for (let i = 0; i < 100; i++) await store.create(session(`old-${i}`), CONTRACT_SESSION_POLICY)
+  await store.end('old-0', 'logout')
+  await store.create(session('long'), { ...CONTRACT_SESSION_POLICY, idleMs: 3_600_000, maxMs: 3_600_000 })
   t.equal(store.size, 101)
-  await later(120_000, async () => { await store.revoke('new', Date.now() + 1000) })
-  t.equal(store.size, 2, 'only the live revocations remain')
-  t.equal(await store.isRevoked('long'), true)
+  clock.advance(120_000)
+  await store.create(session('new'), CONTRACT_SESSION_POLICY)
+  t.equal(store.size, 2, 'only the live sessions remain')
+  t.same((await store.list('a')).map((s) => s.id), ['long', 'new'])
+  await t.rejects(store.create(session('new'), CONTRACT_SESSION_POLICY), /already exists/)
 })
 
 t.test('the memory attempt store sweeps forgotten keys and stays under maxKeys', async (t) => {
   const store = new MemoryAttemptStore({ maxKeys: 50 })
   const policy = CONTRACT_THROTTLE_POLICY
   for (let i = 0; i < 120; i++) {
-    const reservation = await store.reserve(`key-${i}`, policy)
-    if (reservation.granted) await store.settle(`key-${i}`, reservation.ticket, 'failure', policy)
+    if ((await store.reserve(`key-${i}`, 't', policy)).granted) await store.settle(`key-${i}`, 't', 'failure', policy)
   }
   t.equal(store.size, 50, 'bounded by maxKeys')
-  t.equal((await store.reserve('key-119', policy)).granted, true, 'the newest keys are kept')
-  await later(3_600_000, async () => { await store.reserve('fresh', policy) })
+  t.equal((await store.reserve('key-119', 't', policy)).granted, true, 'the newest keys are kept')
+  await later(3_600_000, async () => { await store.reserve('fresh', 't', policy) })
   t.equal(store.size, 1, 'forgotten keys are swept')
 })
 
@@ -54,6 +67,24 @@ t.test('the memory account store refuses duplicates and normalises e-mails', asy
   t.equal(ada.active, true)
   t.throws(() => store.add({ email: 'ada@example.com', passwordHash: 'h' }), /already exists/)
   t.throws(() => store.add({ email: 'other@example.com', passwordHash: 'h', id: ada.id }), /already exists/)
+  const seed = { email: 'seed@example.com', password: 'plain text', passwordHash: 'h' }
+  t.throws(() => store.add(seed), { name: 'TypeError', message: 'MemoryAccountStore.add: give passwordHash (see hashPassword()), not password' })
   t.equal(store.setActive('no-such-id', false), false)
   t.ok(Object.isFrozen(await store.findById(ada.id)), 'records cannot be changed in place')
+  t.ok(Object.isFrozen(await store.findByEmail(ada.email)))
+})
+
+t.test('the memory account store hands out one frozen view per record, without the hash', async (t) => {
+  const store = new MemoryAccountStore()
+  const ada = store.add({ email: 'ada@example.com', passwordHash: 'h', displayName: 'Ada' })
+  const view = await store.findById(ada.id)
+  t.same(view, { id: ada.id, email: 'ada@example.com', active: true, credentialVersion: 0, displayName: 'Ada' })
+  t.notOk(view !== null && 'passwordHash' in view)
+  t.equal(await store.findById(ada.id), view, 'the same object every time: nothing is copied per request')
+  store.setActive(ada.id, true)
+  t.equal((await store.findById(ada.id))?.credentialVersion, 0, 'activating an active account ends nothing')
+  store.setActive(ada.id, false)
+  store.setActive(ada.id, false)
+  t.equal((await store.findById(ada.id))?.credentialVersion, 1, 'deactivation advances the version once')
+  t.not(await store.findById(ada.id), view, 'an update replaces the view')
 })

@@ -1,12 +1,12 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import defaultExport, * as api from '../lib/index.js'
-import { MemoryAccountStore, MemoryRevocationStore, type PasswordAuthOptions } from '../lib/index.js'
+import { MemoryAccountStore, MemorySessionStore, type PasswordAuthOptions } from '../lib/index.js'
 import { CHEAP_ARGON2, SECRET } from './helpers/app.js'
 
 const base = (): PasswordAuthOptions => ({
   accounts: new MemoryAccountStore(),
-  revocations: new MemoryRevocationStore(),
+  sessions: new MemorySessionStore(),
   jwt: { secret: SECRET },
   argon2: CHEAP_ARGON2
 })
@@ -43,20 +43,19 @@ t.test('a valid configuration registers', async (t) => {
 const cases: Array<[string, (options: any) => unknown, string]> = [
   ['no options', () => undefined, 'the "accounts" store is required'],
   ['no account store', ({ accounts: _, ...rest }) => rest, 'the "accounts" store is required'],
-  ['no revocation store', ({ revocations: _, ...rest }) => rest, 'the "revocations" store is required'],
   ['account store without findById', (o) => ({ ...o, accounts: { findByEmail: async () => null, updatePasswordHash: async () => false } }), 'the "accounts" store has no method findById()'],
   ['account store without updatePasswordHash', (o) => ({ ...o, accounts: { findByEmail: async () => null, findById: async () => null } }), 'the "accounts" store has no method updatePasswordHash()'],
-  ['revocation store without isRevoked', (o) => ({ ...o, revocations: { revoke: async () => {} } }), 'the "revocations" store has no method isRevoked()'],
-  ['attempt store without settle', (o) => ({ ...o, attempts: { reserve: async () => ({ granted: true, ticket: '1' }) } }), 'the "attempts" store has no method settle()'],
+  ['session store without endAll', (o) => ({ ...o, sessions: { create: async () => {}, get: async () => null, rotate: async () => {}, end: async () => null, list: async () => [] } }), 'the "sessions" store has no method endAll()'],
+  ['attempt store without settle', (o) => ({ ...o, attempts: { reserve: async () => ({ granted: true }) } }), 'the "attempts" store has no method settle()'],
   ['no jwt option', ({ jwt: _, ...rest }) => rest, 'the "jwt" option is required, e.g. { secret: <at least 32 random bytes> }'],
   ['no secret', (o) => ({ ...o, jwt: {} }), 'jwt.secret is required for HS256 (at least 32 random bytes)'],
   ['short secret', (o) => ({ ...o, jwt: { secret: 'x'.repeat(31) } }), 'jwt.secret must be at least 32 bytes long'],
   ['short buffer secret', (o) => ({ ...o, jwt: { secret: Buffer.alloc(16) } }), 'jwt.secret must be at least 32 bytes long'],
   ['unsupported algorithm', (o) => ({ ...o, jwt: { secret: SECRET, algorithm: 'HS512' } }), 'jwt.algorithm must be one of HS256, EdDSA, ES256'],
   ['none algorithm', (o) => ({ ...o, jwt: { algorithm: 'none' } }), 'jwt.algorithm must be one of HS256, EdDSA, ES256'],
-  ['key pair algorithm without keys', (o) => ({ ...o, jwt: { algorithm: 'EdDSA' } }), 'jwt.privateKey and jwt.publicKey are required for EdDSA'],
-  ['key pair algorithm with a secret', (o) => ({ ...o, jwt: { algorithm: 'ES256', secret: SECRET } }), 'jwt.secret is for HS256; ES256 takes jwt.privateKey and jwt.publicKey'],
-  ['keys that are not keys', (o) => ({ ...o, jwt: { algorithm: 'EdDSA', privateKey: 'nope', publicKey: 'nope' } }), 'fastify-password-auth: the jwt keys cannot sign and verify EdDSA tokens'],
+  ['key pair algorithm without keys', (o) => ({ ...o, jwt: { algorithm: 'EdDSA' } }), 'jwt: EdDSA needs privateKey and/or publicKey'],
+  ['key pair algorithm with a secret', (o) => ({ ...o, jwt: { algorithm: 'ES256', secret: SECRET } }), 'jwt.secret is for HS256; ES256 takes privateKey and publicKey'],
+  ['keys that are not keys', (o) => ({ ...o, jwt: { algorithm: 'EdDSA', privateKey: 'nope', publicKey: 'nope' } }), 'jwt: the EdDSA keys cannot be read'],
   ['empty issuer', (o) => ({ ...o, jwt: { secret: SECRET, issuer: '' } }), 'jwt.issuer must be a non-empty string'],
   ['audience not a string', (o) => ({ ...o, jwt: { secret: SECRET, audience: ['a'] } }), 'jwt.audience must be a non-empty string'],
   ['zero lifetime', (o) => ({ ...o, jwt: { secret: SECRET, expiresIn: 0 } }), 'jwt.expiresIn must be a whole number of seconds from 1 to 86400'],
@@ -79,8 +78,28 @@ const cases: Array<[string, (options: any) => unknown, string]> = [
   ['hashing concurrency 0', (o) => ({ ...o, hashing: { concurrency: 0 } }), 'hashing.concurrency must be a whole number from 1 to 1024'],
   ['negative hashing queue', (o) => ({ ...o, hashing: { maxQueue: -1 } }), 'hashing.maxQueue must be a whole number from 0 to 1000000'],
   ['store timeout 0', (o) => ({ ...o, storeTimeout: 0 }), 'storeTimeout must be a whole number of milliseconds from 1 to 60000'],
-  ['onEvent not a function', (o) => ({ ...o, onEvent: 'log' }), 'onEvent must be a function']
+  ['onEvent not a function', (o) => ({ ...o, onEvent: 'log' }), 'onEvent must be a function'],
+  ['guard name with a space', (o) => ({ ...o, decorators: { authenticate: 'my guard' } }), 'decorators.authenticate must be false or a name of letters, digits, _ and $, not starting with a digit'],
+  ['guard name true', (o) => ({ ...o, decorators: { authenticate: true } }), 'decorators.authenticate must be false or a name of letters, digits, _ and $, not starting with a digit'],
+  ['account name false', (o) => ({ ...o, decorators: { account: false } }), 'decorators.account must be a name of letters, digits, _ and $, not starting with a digit'],
+  ['account name starting with a digit', (o) => ({ ...o, decorators: { account: '1st' } }), 'decorators.account must be a name of letters, digits, _ and $, not starting with a digit']
 ]
+
+const misspelt: Array<[string, (options: any) => unknown, string]> = [
+  ['expiresin', (o) => ({ ...o, jwt: { secret: SECRET, expiresin: 60 } }), 'unknown option jwt.expiresin: did you mean jwt.expiresIn?'],
+  ['ratelimit', (o) => ({ ...o, ratelimit: false }), 'unknown option ratelimit: did you mean rateLimit?'],
+  ['revocations', (o) => ({ ...o, revocations: {} }), 'unknown option revocations: did you mean sessions?'],
+  ['rateLimit.maximum', (o) => ({ ...o, rateLimit: { maximum: 10 } }), 'unknown option rateLimit.maximum: did you mean rateLimit.max?'],
+  ['throttle.freefailures', (o) => ({ ...o, throttle: { freefailures: 3 } }), 'unknown option throttle.freefailures: did you mean throttle.freeFailures?'],
+  ['refresh.idle', (o) => ({ ...o, refresh: { idle: 60 } }), 'unknown option refresh.idle: did you mean refresh.idleTimeout?'],
+  ['refresh.cookie.nam', (o) => ({ ...o, refresh: { cookie: { nam: 'x' } } }), 'unknown option refresh.cookie.nam: did you mean refresh.cookie.name?'],
+  ['argon2.memory', (o) => ({ ...o, argon2: { memory: 1024 } }), 'unknown option argon2.memory: did you mean argon2.memoryCost?'],
+  ['hashing as a number', (o) => ({ ...o, hashing: 4 }), 'hashing must be an object'],
+  ['decorators.acount', (o) => ({ ...o, decorators: { acount: 'member' } }), 'unknown option decorators.acount: did you mean decorators.account?'],
+  ['decorators as a string', (o) => ({ ...o, decorators: 'authenticate' }), 'decorators must be an object'],
+  ['options not an object', () => 'secret', 'the options are required, e.g. { accounts, jwt: { secret } }']
+]
+cases.push(...misspelt.map(([name, make, message]): [string, (options: any) => unknown, string] => [`misspelt: ${name}`, make, message]))
 
 for (const [name, makeOptions, message] of cases) {
   t.test(`registration fails clearly: ${name}`, async (t) => {
@@ -95,5 +114,5 @@ t.test('registering twice on one instance is refused', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   await app.register(defaultExport, base())
-  await t.rejects(async () => { await app.register(defaultExport, { ...base(), prefix: '/Other' }).ready() })
+  await t.rejects(async () => { await app.register(defaultExport, { ...base(), prefix: '/Other' }).ready() }, { code: 'FST_PWAUTH_ALREADY_REGISTERED' })
 })

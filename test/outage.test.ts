@@ -1,7 +1,5 @@
-import { writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { writeAccountsFile } from './helpers/accounts-file.js'
 import { PrivateRedis } from './helpers/private-redis.js'
 import { post, startServer } from './helpers/server-process.js'
 import { DATABASE_URL, postgresSchema, postgresUnavailable, redisUnavailable } from './helpers/services.js'
@@ -13,10 +11,8 @@ const PASSWORD = 'a passphrase for outages'
 /** storeTimeout (2 s) plus scheduling slack: no request may take longer while a store is away. */
 const BOUND_MS = 3500
 
-async function accountsFile (): Promise<string> {
-  const file = join(tmpdir(), `outage-${process.pid}-${Date.now()}.json`)
-  await writeFile(file, JSON.stringify([{ email: EMAIL, password: PASSWORD }]))
-  return file
+async function accountsFile (t: Test): Promise<string> {
+  return await writeAccountsFile(t, [{ email: EMAIL, password: PASSWORD }])
 }
 
 async function timed (request: () => Promise<Response>): Promise<{ response: Response, ms: number }> {
@@ -56,24 +52,26 @@ t.test('with a store away, requests fail closed within a bounded time and recove
     DATABASE_URL: databaseUrl,
     REDIS_URL: redis.url,
     JWT_SECRET: 'o'.repeat(40),
-    AUTH_ACCOUNTS_FILE: await accountsFile(),
+    AUTH_ACCOUNTS_FILE: await accountsFile(t),
     LOG_LEVEL: 'fatal'
   })
   const login = async () => await post(`${server.url}/Auth/Login`, { email: EMAIL, password: PASSWORD }, {})
-  const token = (await login().then(async (r) => await r.json())) as { accessToken: string }
-  const auth = { authorization: `Bearer ${token.accessToken}` }
+  const freshToken = async () => ({ authorization: `Bearer ${(await login().then(async (r) => await r.json()) as { accessToken: string }).accessToken}` })
+  let auth = await freshToken()
   const me = async () => await fetch(`${server.url}/me`, { headers: auth, signal: AbortSignal.timeout(10_000) })
   t.equal((await me()).status, 200)
 
-  await t.test('Redis stopped', async (t) => {
+  await t.test('Redis stopped, and back without its data', async (t) => {
     await redis.stop()
     await expectClosed(t, 'authenticated request', me)
     await expectClosed(t, 'login', login)
     await expectClosed(t, 'logout', async () => await post(`${server.url}/Auth/Logout`, undefined, auth))
     t.equal((await fetch(`${server.url}/health`)).status, 503, 'health says so')
     await redis.start()
-    await eventually(t, 'authenticated request', me, 200)
-    t.equal((await login()).status, 200)
+    // This Redis keeps nothing on disk: the sessions are gone, and their tokens fail closed, never open.
+    await eventually(t, 'authenticated request', me, 401)
+    auth = await freshToken()
+    t.equal((await me()).status, 200, 'a new login works at once')
   })
 
   await t.test('Redis frozen (connections open, no answers)', async (t) => {
@@ -102,7 +100,7 @@ t.test('with a store away, requests fail closed within a bounded time and recove
     await eventually(t, 'login', login, 200)
   })
 
-  t.equal((await me()).status, 200, 'the token issued before the outages still works')
+  t.equal((await me()).status, 200, 'the session survived the freeze and the PostgreSQL outages')
   t.equal(server.process.exitCode, null, 'the server never crashed')
 })
 
@@ -113,7 +111,7 @@ t.test('a server started while Redis is unreachable fails closed, then works onc
     DATABASE_URL: url,
     REDIS_URL: redis.url,
     JWT_SECRET: 'l'.repeat(40),
-    AUTH_ACCOUNTS_FILE: await accountsFile(),
+    AUTH_ACCOUNTS_FILE: await accountsFile(t),
     LOG_LEVEL: 'fatal'
   })
   const login = async () => await post(`${server.url}/Auth/Login`, { email: EMAIL, password: PASSWORD })

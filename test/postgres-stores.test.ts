@@ -1,6 +1,6 @@
 import t from 'tap'
-import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresRevocationStore, revocationsTableSql } from '../lib/postgres.js'
-import { accountStoreContract, revocationStoreContract } from '../lib/testing/index.js'
+import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresSessionStore, sessionsTableSql } from '../lib/postgres.js'
+import { accountStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../lib/testing/index.js'
 import { postgresSchema, postgresUnavailable } from './helpers/services.js'
 
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
@@ -10,15 +10,15 @@ t.test('PostgreSQL stores keep the store contract', { skip: postgresUnavailable 
   const checks = [
     ...accountStoreContract({
       create: async (namespace) => {
-        await createPostgresSchema(pool, { accountsTable: namespace, revocationsTable: `${namespace}_revocations` })
+        await createPostgresSchema(pool, { accountsTable: namespace, sessionsTable: `${namespace}_sessions` })
         const store = new PostgresAccountStore({ pool, table: namespace })
-        return { store, add: async (account) => (await store.add(account))! }
+        return { store, add: async (account) => (await store.add(account))!, setActive: async (id, active) => await store.setActive(id, active) }
       }
     }),
-    ...revocationStoreContract({
+    ...sessionStoreContract({
       create: async (namespace) => {
-        await createPostgresSchema(pool, { accountsTable: `${namespace}_accounts`, revocationsTable: namespace })
-        return new PostgresRevocationStore({ pool, table: namespace })
+        await createPostgresSchema(pool, { accountsTable: `${namespace}_accounts`, sessionsTable: namespace })
+        return new PostgresSessionStore({ pool, table: namespace })
       }
     })
   ]
@@ -46,28 +46,33 @@ t.test('table names are quoted, and may be schema-qualified', { skip: postgresUn
   const { pool, schema } = await postgresSchema(t, 'quoting')
   const odd = `${schema}.Odd "Table"; DROP TABLE x`
   t.match(accountsTableSql(odd), `"${schema}"."Odd ""Table""; DROP TABLE x"`)
-  await createPostgresSchema(pool, { accountsTable: odd, revocationsTable: `${schema}.revoked tokens` })
+  await createPostgresSchema(pool, { accountsTable: odd, sessionsTable: `${schema}.user sessions` })
   const accounts = new PostgresAccountStore({ pool, table: odd })
   const added = await accounts.add({ email: 'q@example.com', passwordHash: HASH })
   t.equal((await accounts.findById(added!.id))?.email, 'q@example.com')
-  const revocations = new PostgresRevocationStore({ pool, table: `${schema}.revoked tokens` })
-  await revocations.revoke('id', Date.now() + 60_000)
-  t.equal(await revocations.isRevoked('id'), true)
+  const sessions = new PostgresSessionStore({ pool, table: `${schema}.user sessions` })
+  await sessions.create({ id: 'id', accountId: added!.id, credentialVersion: 0, keyId: 'k', ip: '', userAgent: '' }, CONTRACT_SESSION_POLICY)
+  t.same(await sessions.get('id'), { accountId: added!.id, credentialVersion: 0 })
   t.throws(() => new PostgresAccountStore({ pool, table: 'a..b' }), /Invalid PostgreSQL table name/)
-  t.throws(() => revocationsTableSql(''), /Invalid PostgreSQL table name/)
+  t.throws(() => sessionsTableSql(''), /Invalid PostgreSQL table name/)
 })
 
-t.test('expired revocations are pruned', { skip: postgresUnavailable }, async (t) => {
+t.test('sessions past their limits are pruned, ended ones included', { skip: postgresUnavailable }, async (t) => {
   const { pool } = await postgresSchema(t, 'prune')
   await createPostgresSchema(pool)
-  const store = new PostgresRevocationStore({ pool, pruneIntervalMs: 100 })
-  await store.revoke('short', Date.now() + 200)
-  await store.revoke('long', Date.now() + 60_000)
+  const store = new PostgresSessionStore({ pool, pruneIntervalMs: 100 })
+  const session = (id: string) => ({ id, accountId: 'a', credentialVersion: 0, keyId: 'k', ip: '', userAgent: '' })
+  const short = { idleMs: 200, maxMs: 200, graceMs: 0 }
+  const long = { idleMs: 60_000, maxMs: 60_000, graceMs: 0 }
+  await store.create(session('short'), short)
+  await store.create(session('ended'), long)
+  await store.end('ended', 'logout')
+  await store.create(session('long'), long)
   await new Promise((resolve) => setTimeout(resolve, 300))
-  await store.revoke('trigger', Date.now() + 60_000) // starts a background prune
+  await store.create(session('trigger'), long) // starts a background prune
   await new Promise((resolve) => setTimeout(resolve, 200))
-  const { rows } = await pool.query('SELECT token_id FROM auth_revocations ORDER BY token_id')
-  t.same(rows.map((row) => row.token_id), ['long', 'trigger'])
+  const { rows } = await pool.query('SELECT id FROM auth_sessions ORDER BY id')
+  t.same(rows.map((row) => row.id), ['ended', 'long', 'trigger'], 'an ended session is kept until its limit, to tell a late refresh why')
   t.equal(await store.prune(), 0)
 })
 

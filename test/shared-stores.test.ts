@@ -1,7 +1,7 @@
 import t from 'tap'
 import { hashPassword } from '../lib/index.js'
 import { createPostgresSchema, PostgresAccountStore } from '../lib/postgres.js'
-import { RedisAttemptStore, RedisRevocationStore } from '../lib/redis.js'
+import { RedisAttemptStore, RedisSessionStore } from '../lib/redis.js'
 import { buildTestApp, changeBody, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from './helpers/services.js'
 
@@ -20,7 +20,7 @@ t.test('the plugin on PostgreSQL and Redis: the per-IP limit is shared by every 
     return await buildTestApp(t, {
       auth: {
         accounts: new PostgresAccountStore({ pool }),
-        revocations: new RedisRevocationStore({ client, prefix: `${prefix}revoked:` }),
+        sessions: new RedisSessionStore({ client, prefix: `${prefix}sessions:` }),
         attempts: new RedisAttemptStore({ client, prefix: `${prefix}attempts:` }),
         rateLimit: { max: 3, timeWindow: 60_000, redis: client, nameSpace: `${prefix}rate:` }
       }

@@ -13,6 +13,7 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   const run = `${process.pid}-${Date.now().toString(36)}`
   const ada = `ada-${run}@example.com`
   const bob = `bob-${run}@example.com`
+  const carol = `carol-${run}@example.com`
   const file = join(tmpdir(), `two-instances-${run}.json`)
   await writeFile(file, JSON.stringify([
     { email: ada, password: 'correct horse battery staple' },
@@ -25,6 +26,7 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   const login = async (server: { url: string }, email: string, password: string) => await post(`${server.url}/Auth/Login`, { email, password })
   const me = async (server: { url: string }, token: string) => await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${token}` } })
   const tokenOf = async (response: Response) => (await response.json() as { accessToken: string }).accessToken
+  const refresh = async (server: { url: string }, refreshToken: string) => await post(`${server.url}/Auth/Refresh`, { refreshToken })
 
   await t.test('a token from A works on B; logged out on B, it fails on A at once', async (t) => {
     const token = await tokenOf(await login(a, ada, 'correct horse battery staple'))
@@ -53,13 +55,40 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     t.equal((await login(a, ada, 'a new passphrase set on b')).status, 200)
   })
 
-  await t.test('an account deactivated in the database loses its tokens on both', async (t) => {
+  await t.test('an account deactivated in the database loses its tokens on both, for good', async (t) => {
     const token = await tokenOf(await login(a, ada, 'a new passphrase set on b'))
     const pool = new pg.Pool({ connectionString: databaseUrl })
     t.teardown(async () => { await pool.end() })
     await pool.query('UPDATE auth_accounts SET active = false WHERE email = $1', [ada])
     t.equal((await me(a, token)).status, 401)
     t.equal((await me(b, token)).status, 401)
+    await pool.query('UPDATE auth_accounts SET active = true WHERE email = $1', [ada])
+    t.equal((await me(b, token)).status, 401, 'reactivated: the trigger had advanced the credential version')
+    t.equal((await login(b, ada, 'a new passphrase set on b')).status, 200)
+  })
+
+  await t.test('sessions are shared: one refresh token sent to both at once gives two 200s with the same next token', async (t) => {
+    const pool = new pg.Pool({ connectionString: databaseUrl })
+    t.teardown(async () => { await pool.end() })
+    const { rows: [{ password_hash: hash }] } = await pool.query('SELECT password_hash FROM auth_accounts WHERE email = $1', [bob])
+    await pool.query('INSERT INTO auth_accounts (email, password_hash) VALUES ($1, $2)', [carol, hash])
+    const session = await (await login(a, carol, 'bob has a long passphrase too')).json() as { accessToken: string, refreshToken: string }
+    const [onA, onB] = await Promise.all([refresh(a, session.refreshToken), refresh(b, session.refreshToken)])
+    t.same([onA.status, onB.status], [200, 200])
+    const [bodyA, bodyB] = await Promise.all([onA.json(), onB.json()]) as Array<{ accessToken: string, refreshToken: string }>
+    t.equal(bodyA!.refreshToken, bodyB!.refreshToken, 'the same next refresh token, never two live ones')
+    t.equal((await me(b, bodyA!.accessToken)).status, 200)
+    t.equal((await post(`${a.url}/Auth/Logout`, undefined, { authorization: `Bearer ${bodyB!.accessToken}` })).status, 204)
+    t.equal((await refresh(b, bodyA!.refreshToken)).status, 401, 'logged out on A: the session\'s refresh token fails on B')
+    t.equal((await me(b, bodyA!.accessToken)).status, 401, 'and every access token of the session')
+  })
+
+  await t.test('an instance with the next signing key keeps the sessions (JWT_PREVIOUS_SECRETS)', async (t) => {
+    const token = await tokenOf(await login(a, carol, 'bob has a long passphrase too'))
+    const rotated = await startServer(t, { ...env, JWT_SECRET: `the-next-secret-${'y'.repeat(32)}`, JWT_PREVIOUS_SECRETS: env.JWT_SECRET })
+    t.equal((await me(rotated, token)).status, 200, 'a token of the previous key')
+    const fresh = await tokenOf(await login(rotated, carol, 'bob has a long passphrase too'))
+    t.equal((await me(a, fresh)).status, 401, 'the old instance does not know the new key')
   })
 
   await t.test('both report healthy', async (t) => {

@@ -3,16 +3,23 @@ import { promisify } from 'node:util'
 import t from 'tap'
 
 // `npm test` builds first (pretest), so dist/ is what a consumer would install.
-t.test('a consumer compiles against the built package with skipLibCheck off', async (t) => {
-  const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname
-  const project = new URL('./types/tsconfig.json', import.meta.url).pathname
-  const result = await promisify(execFile)(process.execPath, [tsc, '-p', project]).then(
-    () => ({ code: 0, output: '' }),
-    (err: { code: number, stdout: string }) => ({ code: err.code, output: err.stdout })
-  )
-  t.equal(result.output, '', 'no type errors')
-  t.equal(result.code, 0)
-})
+const PROJECTS = [
+  ['a consumer compiles against the built package with skipLibCheck off', 'tsconfig.json'],
+  ['a host with its own authenticate and request.account compiles with the decorators renamed', 'tsconfig.renamed.json']
+] as const
+
+for (const [name, config] of PROJECTS) {
+  t.test(name, async (t) => {
+    const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname
+    const project = new URL(`./types/${config}`, import.meta.url).pathname
+    const result = await promisify(execFile)(process.execPath, [tsc, '-p', project], { timeout: 120_000 }).then(
+      () => ({ code: 0, output: '' }),
+      (err: { code: number, stdout: string }) => ({ code: err.code, output: err.stdout })
+    )
+    t.equal(result.output, '', 'no type errors')
+    t.equal(result.code, 0)
+  })
+}
 
 t.test('CommonJS code can require() the package and its testing entry', async (t) => {
   const script = "const m = require('fastify-password-auth'); const c = require('fastify-password-auth/testing');" +

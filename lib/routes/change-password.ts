@@ -2,20 +2,30 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { normalizeEmail } from '../email.js'
 import { requestError } from '../errors.js'
-import { ChangePasswordBody, NoContent, PROBLEM_RESPONSES } from '../schemas.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../openapi.js'
+import { ChangePasswordBody, documentedChangePasswordBody } from '../schemas.js'
+import { validateAs } from '../validation.js'
 import type { RouteContext } from './context.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, checkPassword, storeCall, emit } = context
+  const { accounts, hasher, policy, sessions, checkPassword, storeCall, emit } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
       summary: 'Change the account password',
-      description: 'Authenticated by e-mail address and current password (no bearer token). Every token issued before the change stops working.',
+      description: 'Authenticated by e-mail address and current password (no bearer token). Every token issued before the change stops working and every session of the account ends.',
       tags: ['Auth'],
-      body: ChangePasswordBody,
-      response: { 204: NoContent, ...PROBLEM_RESPONSES }
-    }
+      body: documentedChangePasswordBody(policy),
+      response: {
+        204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
+        ...problemResponses([
+          ...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
+          'FST_PWAUTH_UNAVAILABLE'
+        ])
+      }
+    },
+    // The documented body shows the policy's lengths; the input rules alone are validated here.
+    validatorCompiler: validateAs(ChangePasswordBody)
   }, async (request, reply) => {
     const { currentPassword, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
@@ -35,7 +45,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
 
     const { account } = result
     const newHash = await hasher.hash(newPassword)
-    const replaced = await storeCall(request, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
       id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
     }))
     if (!replaced) {
@@ -43,6 +53,9 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
     emit(request, { type: 'password.changed', accountId: account.id, email })
+    // The new credential version already rejects every earlier token; ending the sessions tidies up the
+    // host's session list, so a store failure here does not undo the change.
+    await sessions.endAll(request, account.id, 'password_changed').catch(() => {})
     return await reply.code(204).send(null)
   })
 }

@@ -2,22 +2,29 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { normalizeEmail } from '../email.js'
 import { requestError } from '../errors.js'
-import { isWeakerHash } from '../password.js'
-import { LoginBody, LoginReply, PROBLEM_RESPONSES } from '../schemas.js'
+import { needsUpgrade } from '../password.js'
+import { tokenBody } from '../refresh-cookie.js'
+import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../openapi.js'
+import { documentedTokenReply, LoginBody } from '../schemas.js'
 import type { StoredAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, tokens, checkPassword, storeCall, emit } = context
+  const { accounts, hasher, sessions, checkPassword, storeCall, emit, cookie, refresh } = context
 
-  /** Upgrades a hash made with weaker parameters. Best effort: the login succeeds either way. */
-  async function rehashIfWeaker (request: FastifyRequest, account: StoredAccount, password: string): Promise<void> {
-    if (!isWeakerHash(account.passwordHash, hasher.params)) return
+  /**
+   * Replaces a legacy hash, or an argon2 hash with weaker parameters, by argon2id with the configured
+   * ones. The compare-and-set on the verified hash discards the upgrade if a password change got there
+   * first. Best effort: the login succeeds either way.
+   */
+  async function upgradeHash (request: FastifyRequest, account: StoredAccount, password: string, from: string): Promise<void> {
+    if (!needsUpgrade(account.passwordHash, hasher.params)) return
     try {
       const newHash = await hasher.hash(password)
-      await storeCall(request, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+      const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
         id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: false
       }))
+      if (replaced) emit(request, { type: 'password.rehashed', accountId: account.id, email: account.email, from })
     } catch {
       // Already logged by storeCall, or hashing is at capacity: the next login tries again.
     }
@@ -26,12 +33,16 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Login', {
     schema: {
       summary: 'Log in with e-mail address and password',
-      description: 'Returns a short-lived access token. Unknown e-mail, wrong password and inactive account all get the same 401.',
+      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token. Unknown e-mail, wrong password and inactive account all get the same 401.',
       tags: ['Auth'],
       body: LoginBody,
-      response: { 200: LoginReply, ...PROBLEM_RESPONSES }
+      response: {
+        200: jsonResponse('Logged in: an access token and, with refresh on, a refresh token.',
+          documentedTokenReply({ refresh, cookie: cookie !== undefined }), cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+      }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
     const result = await checkPassword(request, email, request.body.password)
     if (result.outcome === 'throttled') {
@@ -42,8 +53,9 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       emit(request, { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
-    await rehashIfWeaker(request, result.account, request.body.password)
-    emit(request, { type: 'login.succeeded', accountId: result.account.id, email })
-    return tokens.issue(result.account)
+    await upgradeHash(request, result.account, request.body.password, result.hashFormat)
+    const { sessionId, reply: tokens } = await sessions.start(request, result.account)
+    emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
+    return tokenBody(reply, tokens, cookie)
   })
 }

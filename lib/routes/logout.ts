@@ -1,27 +1,35 @@
 import type { FastifyInstance } from 'fastify'
-import { NoContent, PROBLEM_RESPONSES } from '../schemas.js'
+import { accountAccepts, bearerToken } from '../authenticate.js'
+import { requestError } from '../errors.js'
+import { noContentResponse, problemResponses, setCookieHeader } from '../openapi.js'
 import type { RouteContext } from './context.js'
 
-// A revocation outlives its token by a second, so no clock rounding lets a revoked token through.
-const REVOCATION_MARGIN_MS = 1000
-
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
-  const { revocations, checkAccessToken, storeCall, emit } = context
+  const { accounts, accessTokens, sessions, storeCall, emit, cookie } = context
 
   app.post('/Logout', {
     schema: {
-      summary: 'Log out: revoke the presented access token',
-      description: 'The token stops working at once, on every instance sharing the revocation store. The body is ignored.',
+      summary: 'Log out: end the session of the presented access token',
+      description: 'Needs the header "Authorization: Bearer <access token>". The token, every other access token of its session and the ' +
+        'session\'s refresh token stop working at once, on every instance sharing the session store. The body is ignored.',
       tags: ['Auth'],
-      security: [{ bearerAuth: [] }],
-      response: { 204: NoContent, ...PROBLEM_RESPONSES }
+      response: {
+        204: noContentResponse('Logged out.', cookie === undefined ? {} : setCookieHeader(cookie, 'cleared')),
+        ...problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_BODY_TOO_LARGE', 'FST_PWAUTH_UNAVAILABLE'])
+      }
     }
   }, async (request, reply) => {
-    const { account, claims } = await checkAccessToken(request)
-    await storeCall(request, 'revocations.revoke', async () => {
-      await revocations.revoke(claims.jti, claims.exp * 1000 + REVOCATION_MARGIN_MS)
-    })
-    emit(request, { type: 'logout', accountId: account.id, tokenId: claims.jti })
-    return await reply.code(204).send(null)
+    const claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
+    // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
+    // logouts of one session only the one that ended it gets 204.
+    const [ended, account] = await Promise.all([
+      sessions.end(request, claims.sid, 'logout'),
+      storeCall(request.log, 'accounts.findById', () => accounts.findById(claims.sub))
+    ])
+    if (ended !== claims.sub || !accountAccepts(account, claims.cv)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
+    cookie?.clear(reply)
+    // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
+    return await reply.code(204).send()
   })
 }

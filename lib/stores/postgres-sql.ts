@@ -3,17 +3,27 @@ export interface Queryable {
   query: (config: { name?: string, text: string, values?: unknown[] }) => Promise<{ rows: any[], rowCount: number | null }>
 }
 
-/** Quotes an identifier, or a dotted `schema.table` name part by part. */
+/** Quotes one identifier (a column, an alias): any text is taken literally. */
+export function quoteIdentifier (name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
+}
+
+/** Quotes a table name, or a dotted `schema.table` name part by part. */
 export function quoteName (name: string): string {
   if (typeof name !== 'string' || name === '' || name.split('.').some((part) => part === '')) {
     throw new TypeError(`Invalid PostgreSQL table name: ${JSON.stringify(name)}`)
   }
-  return name.split('.').map((part) => `"${part.replaceAll('"', '""')}"`).join('.')
+  return name.split('.').map(quoteIdentifier).join('.')
 }
 
-/** The last part of a dotted name, for naming indexes (which live in their table's schema). */
+/** The last part of a dotted name, for naming indexes and triggers (which live in their table's schema). */
 export function baseName (name: string): string {
   return name.slice(name.lastIndexOf('.') + 1)
+}
+
+/** `schema.table` + suffix → `"schema"."table_suffix"`: an object (a function) beside the table, in its schema. */
+export function siblingName (table: string, suffix: string): string {
+  return quoteName(`${table}_${suffix}`)
 }
 
 export interface Statement {

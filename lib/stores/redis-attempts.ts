@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import type { Cluster, Redis } from 'ioredis'
-import { inFlightRetryMs } from './memory-attempts.js'
+import { inFlightRetryMs } from '../throttle-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from './types.js'
 
 export interface RedisAttemptStoreOptions {
@@ -12,17 +11,21 @@ export interface RedisAttemptStoreOptions {
 
 // Both scripts work on two keys of one hash slot: {key}:state, a hash of failures, blockedUntil and
 // forgetAt, and {key}:leases, a sorted set of open reservations scored by their lease end. Time is the
-// Redis server's, so instances with skewed clocks agree. They mirror MemoryAttemptStore.
-const NOW = `local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)`
+// Redis server's, so instances with skewed clocks agree. They mirror lib/throttle-rules.ts (admit and
+// afterOutcome) line for line: change both together.
+const NOW = 'local t = redis.call(\'TIME\') local now = t[1] * 1000 + math.floor(t[2] / 1000)'
+const COUNTS = `local state = redis.call('HMGET', KEYS[1], 'failures', 'blockedUntil', 'forgetAt')
+local failures, blockedUntil, forgetAt = tonumber(state[1]) or 0, tonumber(state[2]) or 0, tonumber(state[3]) or 0
+if failures > 0 and now >= forgetAt then failures = 0 end`
 
 const RESERVE = `${NOW}
 local free, leaseMs, inFlightRetryMs, ticket = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local state = redis.call('HMGET', KEYS[1], 'failures', 'blockedUntil', 'forgetAt')
-local failures, blockedUntil, forgetAt = tonumber(state[1]) or 0, tonumber(state[2]) or 0, tonumber(state[3]) or 0
-if failures > 0 and now >= forgetAt then failures = 0 end
-if blockedUntil > now then return {0, blockedUntil - now} end
-if redis.call('ZCARD', KEYS[2]) >= math.max(1, free - failures) then return {0, inFlightRetryMs} end
+${COUNTS}
+if not redis.call('ZSCORE', KEYS[2], ticket) then
+  if blockedUntil > now then return {0, blockedUntil - now} end
+  if redis.call('ZCARD', KEYS[2]) >= math.max(1, free - failures) then return {0, inFlightRetryMs} end
+end
 redis.call('ZADD', KEYS[2], now + leaseMs, ticket)
 redis.call('PEXPIRE', KEYS[2], leaseMs)
 return {1, 0}`
@@ -33,9 +36,7 @@ local free, blockMs, maxBlockMs, forgetAfterMs = tonumber(ARGV[3]), tonumber(ARG
 redis.call('ZREM', KEYS[2], ticket)
 if outcome == 'success' then redis.call('DEL', KEYS[1]) end
 if outcome ~= 'failure' then return 0 end
-local state = redis.call('HMGET', KEYS[1], 'failures', 'blockedUntil', 'forgetAt')
-local failures, blockedUntil, forgetAt = tonumber(state[1]) or 0, tonumber(state[2]) or 0, tonumber(state[3]) or 0
-if failures > 0 and now >= forgetAt then failures = 0 end
+${COUNTS}
 failures = failures + 1
 if failures >= free then
   local doublings = failures - free
@@ -73,11 +74,10 @@ export class RedisAttemptStore implements AttemptStore {
     this.#prefix = prefix
   }
 
-  async reserve (key: string, policy: ThrottlePolicy): Promise<Reservation> {
-    const ticket = randomUUID()
+  async reserve (key: string, ticket: string, policy: ThrottlePolicy): Promise<Reservation> {
     const [granted, retryAfterMs] = await this.#client[RESERVE_COMMAND](
       ...this.#keys(key), policy.freeFailures, policy.leaseMs, inFlightRetryMs(policy), ticket)
-    return granted === 1 ? { granted: true, ticket } : { granted: false, retryAfterMs }
+    return granted === 1 ? { granted: true } : { granted: false, retryAfterMs }
   }
 
   async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The account as route handlers see it on `request.account`. Hosts add their own fields by declaration
- * merging:
+ * merging, and the included stores fill them (`MemoryAccountStore.add`, `PostgresAccountStore`'s `fields`):
  *
  * ```ts
  * declare module 'fastify-password-auth' {
@@ -16,6 +16,12 @@ export interface PasswordAuthAccount {
   /** Advanced by every password change; tokens carrying an older version are rejected. */
   credentialVersion: number
 }
+
+/** The fields the plugin itself reads; every other field of PasswordAuthAccount is the host's own. */
+export type CoreAccountField = 'id' | 'email' | 'active' | 'credentialVersion'
+
+/** The fields hosts added to PasswordAuthAccount by declaration merging (`{}` when none). */
+export type AccountFields = Omit<PasswordAuthAccount, CoreAccountField>
 
 /** An account as the store holds it. */
 export interface StoredAccount extends PasswordAuthAccount {
@@ -35,7 +41,11 @@ export interface PasswordHashUpdate {
 export interface AccountStore {
   /** Looks an account up by its normalised e-mail address. Inactive accounts are returned too. */
   findByEmail (email: string): Promise<StoredAccount | null>
-  findById (id: string): Promise<StoredAccount | null>
+  /**
+   * Looks an account up by id, without its password hash: it runs on every authenticated request and
+   * becomes `request.account`. An id of another shape than the store's ids is just unknown (null).
+   */
+  findById (id: string): Promise<PasswordAuthAccount | null>
   /**
    * Replaces the password hash if it still equals `expectedHash`, advancing the credential version when
    * asked, atomically. Resolves true if it replaced it, false if the hash had changed or the account is gone.
@@ -43,10 +53,92 @@ export interface AccountStore {
   updatePasswordHash (update: PasswordHashUpdate): Promise<boolean>
 }
 
-export interface RevocationStore {
-  /** Revokes a token id until `expiresAt` (epoch milliseconds); afterwards the token is expired anyway. */
-  revoke (tokenId: string, expiresAt: number): Promise<void>
-  isRevoked (tokenId: string): Promise<boolean>
+/** The lifetimes of sessions, passed on every call so stores hold no configuration of their own. */
+export interface SessionPolicy {
+  /** A session whose refresh token goes unused this long ends; each refresh restarts the count. */
+  idleMs: number
+  /** A session ends this long after it started, whatever happens. */
+  maxMs: number
+  /** How long after a rotation the replaced refresh token still gets the grace answer. */
+  graceMs: number
+}
+
+export interface NewSession {
+  /** At least 128 random bits, base64url. */
+  id: string
+  accountId: string
+  /** The account's credential version when the session started. */
+  credentialVersion: number
+  /** Names the key that authenticates the session's current refresh token (not a secret). */
+  keyId: string
+  /** The client's address and user agent at Login, for the host's session list. */
+  ip: string
+  userAgent: string
+}
+
+/** What a store knows of a live session. */
+export interface SessionState {
+  accountId: string
+  credentialVersion: number
+}
+
+/** A live session as the host API lists it. Times are epoch milliseconds of the store's clock. */
+export interface SessionInfo {
+  id: string
+  accountId: string
+  createdAt: number
+  /** The last Login or refresh. */
+  lastUsedAt: number
+  /** When the session ends if its refresh token is not used: the earlier of the idle and absolute limits. */
+  expiresAt: number
+  ip: string
+  userAgent: string
+}
+
+/** Where a session stands after rotate(), with times from the store's own clock. */
+export interface SessionTimes {
+  /** Epoch milliseconds of the session's start (part of every refresh token of the session). */
+  createdAt: number
+  /** Milliseconds until the session ends if its refresh token is not used. */
+  expiresInMs: number
+  /** Milliseconds until the session's absolute end. */
+  remainingMs: number
+}
+
+export type RotationResult =
+  /** `generation` is the number of the session's current refresh token (the new one, or the one a grace answer repeats). */
+  | ({ outcome: 'rotated' | 'grace', generation: number, keyId: string } & SessionState & SessionTimes)
+  /** A replaced refresh token came back after the grace period, or from two or more rotations ago: the store ended the session. */
+  | { outcome: 'reused', accountId: string }
+  /** `unknown`: the store holds nothing of the session (never created, or forgotten after it expired or ended). */
+  | { outcome: 'ended' | 'idle' | 'expired' | 'unknown' }
+
+export type SessionEndReason =
+  | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'account_inactive' | 'credentials_changed'
+
+/**
+ * Sessions and their refresh-token generations. Every method is atomic on its own: of concurrent
+ * rotations of one generation exactly one rotates and the others get the grace answer; of concurrent
+ * ends of one session exactly one resolves its account id. Stores never hold a refresh token: only the
+ * generation counter and the name of the key that authenticates it. Time is the store's own clock.
+ */
+export interface SessionStore {
+  /** Starts a session; resolves its times. */
+  create (session: NewSession, policy: SessionPolicy): Promise<SessionTimes>
+  /** A live session (not ended, not past its idle or absolute limit), or null. Runs on every authenticated request. */
+  get (sessionId: string): Promise<SessionState | null>
+  /**
+   * Presents refresh token `generation`. The current one rotates (generation + 1, signed by `keyId`,
+   * idle limit restarted); the one just replaced, within `graceMs` of its replacement, gets the current
+   * generation back unchanged; any other ends the session (`reused`).
+   */
+  rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult>
+  /** Ends a live session; resolves its account id, or null if it was not live (already ended, expired, unknown). */
+  end (sessionId: string, reason: SessionEndReason): Promise<string | null>
+  /** Ends every live session of an account; resolves the ids it ended. */
+  endAll (accountId: string, reason: SessionEndReason): Promise<string[]>
+  /** The account's live sessions, oldest first. */
+  list (accountId: string): Promise<SessionInfo[]>
 }
 
 /** The per-key failure policy, passed on every call so stores hold no configuration of their own. */
@@ -56,17 +148,23 @@ export interface ThrottlePolicy {
   /** Block after the last free failure; doubles with each further failure. */
   blockMs: number
   maxBlockMs: number
-  /** How long an unsettled reservation counts (a process that died between reserve and settle). */
+  /**
+   * How long an unsettled reservation counts: a process that died between reserve and settle, or a
+   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in throttle.ts).
+   */
   leaseMs: number
   /** Failures are forgotten this long after the last one (or after the block ends, if later). */
   forgetAfterMs: number
 }
 
 export type Reservation =
-  | { granted: true, ticket: string }
+  | { granted: true }
   | { granted: false, retryAfterMs: number }
 
-/** `cancel`: the attempt was not decided (a store or capacity failure) and counts neither way. */
+/**
+ * `cancel`: the attempt was not decided (a store or capacity failure, or a reserve the caller gave up
+ * waiting for) and counts neither way.
+ */
 export type AttemptOutcome = 'success' | 'failure' | 'cancel'
 
 /**
@@ -74,8 +172,15 @@ export type AttemptOutcome = 'success' | 'failure' | 'cancel'
  * after, so attempts in flight count: with `f` failures recorded and `r` reservations open, a new
  * reservation is granted only if the key is not blocked and `r < max(1, freeFailures - f)`. A denial
  * carries the time left of the block, or min(1 s, leaseMs) while attempts are in flight.
+ *
+ * The caller names each attempt with a `ticket` it makes itself (unique, at most 64 characters), so it
+ * can settle an attempt whose `reserve` it never heard back from: when `reserve` fails or times out the
+ * plugin sends `settle(key, ticket, 'cancel')`, and a reservation that was made late (the store ran the
+ * queued command after the caller gave up) must be released by it. A store that runs commands in order
+ * per connection (Redis) gets this for free, since the cancel is queued behind the reserve; otherwise a
+ * late reservation counts until its lease ends. Reserving the same ticket twice holds one slot.
  */
 export interface AttemptStore {
-  reserve (key: string, policy: ThrottlePolicy): Promise<Reservation>
+  reserve (key: string, ticket: string, policy: ThrottlePolicy): Promise<Reservation>
   settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<void>
 }

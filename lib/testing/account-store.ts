@@ -1,11 +1,24 @@
 import { strict as assert } from 'node:assert'
-import type { AccountStore, StoredAccount } from '../stores/types.js'
+import type { AccountStore, PasswordAuthAccount, StoredAccount } from '../stores/types.js'
 import { uniqueNamespace, type ContractCheck } from './check.js'
 
 export interface AccountStoreUnderTest {
   store: AccountStore
-  /** Creates an account the way the host application would (`email` is already normalised). */
-  add: (account: { email: string, passwordHash: string, active?: boolean }) => Promise<StoredAccount>
+  /**
+   * Creates an account the way the host application would (`email` is already normalised), with the
+   * values of `fields` when given.
+   */
+  add: (account: { email: string, passwordHash: string, active?: boolean } & Record<string, unknown>) => Promise<StoredAccount>
+  /**
+   * Values of your own account fields (declaration merging) that `add` stores, e.g. `{ displayName: 'Ada' }`:
+   * both lookups must return them as given.
+   */
+  fields?: Record<string, unknown>
+  /**
+   * Deactivates or reactivates an account the way your application does (e.g. the included stores'
+   * setActive): deactivation must advance the credential version, so reactivation revives no token.
+   */
+  setActive?: (id: string, active: boolean) => Promise<unknown>
 }
 
 export interface AccountStoreHarness {
@@ -15,39 +28,59 @@ export interface AccountStoreHarness {
 
 const HASH_A = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
 const HASH_B = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmJiYmI'
+const UNKNOWN_IDS = ['00000000-0000-4000-8000-000000000000', '987654321', '-1', '99999999999999999999', 'not-an-id-of-any-shape', '']
 
-function assertAccount (actual: StoredAccount | null, expected: Partial<StoredAccount>): StoredAccount {
+function assertAccount<T extends PasswordAuthAccount> (actual: T | null, expected: Partial<StoredAccount>): T {
   assert.ok(actual !== null, 'account found')
   assert.equal(typeof actual.id, 'string')
   assert.equal(typeof actual.credentialVersion, 'number')
-  for (const [key, value] of Object.entries(expected)) assert.deepEqual(actual[key as keyof StoredAccount], value, key)
+  for (const [key, value] of Object.entries(expected)) assert.deepEqual((actual as Record<string, unknown>)[key], value, key)
   return actual
 }
 
-/** The account store's promises: lookups, inactive accounts, compare-and-set updates, isolation. */
+/** The hash, read the way the plugin reads it: findById never returns it. */
+async function storedHash (store: AccountStore, email: string): Promise<string> {
+  return assertAccount(await store.findByEmail(email), {}).passwordHash
+}
+
+/**
+ * The account store's promises: lookups (findById without the hash), your own fields, inactive accounts,
+ * deactivation that ends sessions for good, compare-and-set updates, isolation.
+ */
 export function accountStoreContract (harness: AccountStoreHarness): ContractCheck[] {
   const fresh = async (): Promise<AccountStoreUnderTest> => await harness.create(uniqueNamespace('accounts'))
   return [
     {
-      name: 'finds an account by normalised e-mail and by id, with every field',
+      name: 'finds an account by normalised e-mail (with its hash) and by id (without it)',
       async run () {
         const { store, add } = await fresh()
         const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
         const byEmail = assertAccount(await store.findByEmail('ada@example.com'), { email: 'ada@example.com', passwordHash: HASH_A, active: true })
         assert.equal(byEmail.id, added.id)
         assert.ok(Number.isSafeInteger(byEmail.credentialVersion) && byEmail.credentialVersion >= 0, 'credentialVersion is a whole number')
-        assertAccount(await store.findById(added.id), { id: added.id, email: 'ada@example.com', passwordHash: HASH_A, active: true })
+        const byId = assertAccount(await store.findById(added.id), { id: added.id, email: 'ada@example.com', active: true, credentialVersion: byEmail.credentialVersion })
+        assert.ok(!('passwordHash' in byId), 'findById returns no password hash')
       }
     },
     {
-      name: 'answers null for an unknown e-mail or id',
+      name: 'returns your own account fields from both lookups (when the harness gives fields)',
+      async run () {
+        const { store, add, fields } = await fresh()
+        if (fields === undefined) return
+        const added = await add({ email: 'ada@example.com', passwordHash: HASH_A, ...fields })
+        assertAccount(await store.findByEmail('ada@example.com'), fields)
+        assertAccount(await store.findById(added.id), fields)
+      }
+    },
+    {
+      name: 'answers null for an unknown e-mail, or an unknown id of any shape',
       async run () {
         const { store, add } = await fresh()
         await add({ email: 'ada@example.com', passwordHash: HASH_A })
         assert.equal(await store.findByEmail('nobody@example.com'), null)
         assert.equal(await store.findByEmail('ada@example.co'), null)
-        assert.equal(await store.findById('00000000-0000-4000-8000-000000000000'), null)
-        assert.equal(await store.findById('not-an-id-of-any-shape'), null, 'an id of another shape is just unknown')
+        assert.equal(await store.findByEmail(''), null)
+        for (const id of UNKNOWN_IDS) assert.equal(await store.findById(id), null, `findById(${JSON.stringify(id)})`)
       }
     },
     {
@@ -60,6 +93,22 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
       }
     },
     {
+      name: 'deactivation advances the credential version; reactivation keeps it (when the harness gives setActive)',
+      async run () {
+        const { store, add, setActive } = await fresh()
+        if (setActive === undefined) return
+        const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
+        const before = assertAccount(await store.findById(added.id), { active: true })
+        await setActive(added.id, false)
+        const inactive = assertAccount(await store.findById(added.id), { active: false })
+        assert.ok(inactive.credentialVersion > before.credentialVersion, 'deactivation advanced the credential version')
+        await setActive(added.id, true)
+        const revived = assertAccount(await store.findById(added.id), { active: true })
+        assert.ok(revived.credentialVersion > before.credentialVersion, 'reactivation did not bring the old version back')
+        assertAccount(await store.findByEmail('ada@example.com'), { active: true, credentialVersion: revived.credentialVersion, passwordHash: HASH_A })
+      }
+    },
+    {
       name: 'a password change replaces the hash and advances the credential version',
       async run () {
         const { store, add } = await fresh()
@@ -67,6 +116,7 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         const before = assertAccount(await store.findById(added.id), {})
         assert.equal(await store.updatePasswordHash({ id: added.id, expectedHash: HASH_A, newHash: HASH_B, advanceCredentialVersion: true }), true)
         assertAccount(await store.findByEmail('ada@example.com'), { passwordHash: HASH_B, credentialVersion: before.credentialVersion + 1 })
+        assertAccount(await store.findById(added.id), { credentialVersion: before.credentialVersion + 1 })
       }
     },
     {
@@ -76,7 +126,7 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
         const before = assertAccount(await store.findById(added.id), {})
         assert.equal(await store.updatePasswordHash({ id: added.id, expectedHash: HASH_A, newHash: HASH_B, advanceCredentialVersion: false }), true)
-        assertAccount(await store.findById(added.id), { passwordHash: HASH_B, credentialVersion: before.credentialVersion })
+        assertAccount(await store.findByEmail('ada@example.com'), { passwordHash: HASH_B, credentialVersion: before.credentialVersion })
       }
     },
     {
@@ -86,8 +136,10 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
         const before = assertAccount(await store.findById(added.id), {})
         assert.equal(await store.updatePasswordHash({ id: added.id, expectedHash: HASH_B, newHash: HASH_B, advanceCredentialVersion: true }), false)
-        assertAccount(await store.findById(added.id), { passwordHash: HASH_A, credentialVersion: before.credentialVersion })
-        assert.equal(await store.updatePasswordHash({ id: '00000000-0000-4000-8000-000000000000', expectedHash: HASH_A, newHash: HASH_B, advanceCredentialVersion: true }), false)
+        assertAccount(await store.findByEmail('ada@example.com'), { passwordHash: HASH_A, credentialVersion: before.credentialVersion })
+        for (const id of UNKNOWN_IDS) {
+          assert.equal(await store.updatePasswordHash({ id, expectedHash: HASH_A, newHash: HASH_B, advanceCredentialVersion: true }), false, `id ${JSON.stringify(id)}`)
+        }
       }
     },
     {
@@ -100,8 +152,8 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         const results = await Promise.all(candidates.map(async (newHash) =>
           await store.updatePasswordHash({ id: added.id, expectedHash: HASH_A, newHash, advanceCredentialVersion: true })))
         assert.equal(results.filter(Boolean).length, 1, `one winner in ${results.join(',')}`)
-        const after = assertAccount(await store.findById(added.id), { credentialVersion: before.credentialVersion + 1 })
-        assert.equal(after.passwordHash, candidates[results.indexOf(true)])
+        assertAccount(await store.findById(added.id), { credentialVersion: before.credentialVersion + 1 })
+        assert.equal(await storedHash(store, 'ada@example.com'), candidates[results.indexOf(true)])
       }
     },
     {
@@ -114,7 +166,7 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         assert.equal(await second.store.findById(added.id), null)
         const other = await second.add({ email: 'ada@example.com', passwordHash: HASH_B })
         assert.equal(await second.store.updatePasswordHash({ id: other.id, expectedHash: HASH_B, newHash: HASH_A, advanceCredentialVersion: true }), true)
-        assertAccount(await first.store.findByEmail('ada@example.com'), { passwordHash: HASH_A })
+        assert.equal(await storedHash(first.store, 'ada@example.com'), HASH_A)
       }
     }
   ]

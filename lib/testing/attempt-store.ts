@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert'
+import { randomUUID } from 'node:crypto'
 import type { AttemptStore, Reservation, ThrottlePolicy } from '../stores/types.js'
 import { sleep, uniqueNamespace, type ContractCheck } from './check.js'
 
@@ -18,10 +19,17 @@ export const CONTRACT_THROTTLE_POLICY: Readonly<ThrottlePolicy> = Object.freeze(
 
 const policy = CONTRACT_THROTTLE_POLICY
 
-function granted (reservation: Reservation, message?: string): string {
+/** Reserves under a fresh ticket, as the plugin does; resolves with the ticket and the answer. */
+async function reserve (store: AttemptStore, key: string): Promise<{ ticket: string, reservation: Reservation }> {
+  const ticket = randomUUID()
+  return { ticket, reservation: await store.reserve(key, ticket, policy) }
+}
+
+/** Reserves and expects a grant; resolves with the ticket. */
+async function grant (store: AttemptStore, key: string, message?: string): Promise<string> {
+  const { ticket, reservation } = await reserve(store, key)
   assert.ok(reservation.granted, message ?? `expected a grant, got ${JSON.stringify(reservation)}`)
-  assert.equal(typeof reservation.ticket, 'string')
-  return reservation.ticket
+  return ticket
 }
 
 function denied (reservation: Reservation, maxMs: number, message?: string): number {
@@ -31,15 +39,21 @@ function denied (reservation: Reservation, maxMs: number, message?: string): num
   return reservation.retryAfterMs
 }
 
+/** Reserves and expects a denial of at most `maxMs`; resolves with the wait. */
+async function deny (store: AttemptStore, key: string, maxMs: number, message?: string): Promise<number> {
+  return denied((await reserve(store, key)).reservation, maxMs, message)
+}
+
 async function fail (store: AttemptStore, key: string, times: number): Promise<void> {
   for (let i = 0; i < times; i++) {
-    await store.settle(key, granted(await store.reserve(key, policy), `attempt ${i + 1} granted`), 'failure', policy)
+    await store.settle(key, await grant(store, key, `attempt ${i + 1} granted`), 'failure', policy)
   }
 }
 
 /**
  * The attempt store's promises (see AttemptStore): free failures, doubling blocks, resets, in-flight
- * reservations counted, leases that expire, forgetting, isolation.
+ * reservations counted, tickets named by the caller and cancelled by it, leases that expire, forgetting,
+ * isolation.
  */
 export function attemptStoreContract (harness: AttemptStoreHarness): ContractCheck[] {
   const fresh = async (): Promise<AttemptStore> => await harness.create(uniqueNamespace('attempts'))
@@ -49,7 +63,7 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       async run () {
         const store = await fresh()
         await fail(store, 'key', policy.freeFailures)
-        const wait = denied(await store.reserve('key', policy), policy.blockMs)
+        const wait = await deny(store, 'key', policy.blockMs)
         assert.ok(wait > policy.blockMs - 200, `blocked for about blockMs, not ${wait}`)
       }
     },
@@ -59,10 +73,10 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         const store = await fresh()
         await fail(store, 'key', policy.freeFailures)
         await sleep(policy.blockMs + 50)
-        const ticket = granted(await store.reserve('key', policy), 'granted after the block')
-        denied(await store.reserve('key', policy), policy.leaseMs, 'a second attempt waits for the first')
+        const ticket = await grant(store, 'key', 'granted after the block')
+        await deny(store, 'key', policy.leaseMs, 'a second attempt waits for the first')
         await store.settle('key', ticket, 'failure', policy)
-        const wait = denied(await store.reserve('key', policy), policy.blockMs * 2)
+        const wait = await deny(store, 'key', policy.blockMs * 2)
         assert.ok(wait > policy.blockMs, `the block doubled (${wait} ms)`)
       }
     },
@@ -75,7 +89,7 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         await fail(store, 'key', 1) // block ×2 = 1000 ms
         await sleep(policy.blockMs * 2 + 50)
         await fail(store, 'key', 1) // ×4 would be 2000 ms; capped at 1200
-        const wait = denied(await store.reserve('key', policy), policy.maxBlockMs)
+        const wait = await deny(store, 'key', policy.maxBlockMs)
         assert.ok(wait > policy.blockMs * 2, `capped block in force (${wait} ms)`)
       }
     },
@@ -84,9 +98,9 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       async run () {
         const store = await fresh()
         await fail(store, 'key', policy.freeFailures - 1)
-        await store.settle('key', granted(await store.reserve('key', policy)), 'success', policy)
+        await store.settle('key', await grant(store, 'key'), 'success', policy)
         await fail(store, 'key', policy.freeFailures)
-        denied(await store.reserve('key', policy), policy.blockMs)
+        await deny(store, 'key', policy.blockMs)
       }
     },
     {
@@ -94,7 +108,7 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       async run () {
         const store = await fresh()
         for (let i = 0; i < policy.freeFailures * 3; i++) {
-          await store.settle('key', granted(await store.reserve('key', policy)), 'cancel', policy)
+          await store.settle('key', await grant(store, 'key'), 'cancel', policy)
         }
         await fail(store, 'key', policy.freeFailures)
       }
@@ -103,9 +117,34 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       name: 'attempts in flight count: of many concurrent reservations only freeFailures are granted',
       async run () {
         const store = await fresh()
-        const reservations = await Promise.all(Array.from({ length: 20 }, async () => await store.reserve('key', policy)))
+        const reservations = await Promise.all(Array.from({ length: 20 }, async () => (await reserve(store, 'key')).reservation))
         assert.equal(reservations.filter((r) => r.granted).length, policy.freeFailures)
         for (const reservation of reservations) if (!reservation.granted) denied(reservation, policy.leaseMs)
+      }
+    },
+    {
+      name: 'the caller names each reservation: cancelling its ticket frees the slot at once',
+      async run () {
+        const store = await fresh()
+        const tickets: string[] = []
+        for (let i = 0; i < policy.freeFailures; i++) tickets.push(await grant(store, 'key'))
+        await deny(store, 'key', policy.leaseMs, 'every slot is taken')
+        // What the plugin sends when it gave up waiting for a reserve that the store ran late.
+        await store.settle('key', tickets[1]!, 'cancel', policy)
+        await grant(store, 'key', 'the cancelled slot is free again')
+        await deny(store, 'key', policy.leaseMs)
+      }
+    },
+    {
+      name: 'reserving the same ticket again holds one slot and is granted again (a resent command)',
+      async run () {
+        const store = await fresh()
+        const ticket = randomUUID()
+        for (let i = 0; i < 2; i++) assert.ok((await store.reserve('key', ticket, policy)).granted, `reserve ${i + 1} of one ticket`)
+        for (let i = 1; i < policy.freeFailures; i++) await grant(store, 'key', `slot ${i + 1}`)
+        await deny(store, 'key', policy.leaseMs, 'the repeated ticket took one slot only')
+        assert.ok((await store.reserve('key', ticket, policy)).granted, 'a ticket that holds a slot is granted again')
+        await store.settle('key', ticket, 'failure', policy)
       }
     },
     {
@@ -113,7 +152,7 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       async run () {
         const store = await fresh()
         await fail(store, 'key', policy.freeFailures - 1)
-        const reservations = await Promise.all(Array.from({ length: 5 }, async () => await store.reserve('key', policy)))
+        const reservations = await Promise.all(Array.from({ length: 5 }, async () => (await reserve(store, 'key')).reservation))
         assert.equal(reservations.filter((r) => r.granted).length, 1)
       }
     },
@@ -121,10 +160,10 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       name: 'a reservation never settled stops counting after leaseMs',
       async run () {
         const store = await fresh()
-        for (let i = 0; i < policy.freeFailures; i++) granted(await store.reserve('key', policy))
-        denied(await store.reserve('key', policy), policy.leaseMs)
+        for (let i = 0; i < policy.freeFailures; i++) await grant(store, 'key')
+        await deny(store, 'key', policy.leaseMs)
         await sleep(policy.leaseMs + 100)
-        granted(await store.reserve('key', policy), 'granted once the leases ran out')
+        await grant(store, 'key', 'granted once the leases ran out')
       }
     },
     {
@@ -134,7 +173,7 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         await fail(store, 'key', policy.freeFailures - 1)
         await sleep(policy.forgetAfterMs + 100)
         await fail(store, 'key', policy.freeFailures)
-        denied(await store.reserve('key', policy), policy.blockMs)
+        await deny(store, 'key', policy.blockMs)
       }
     },
     {
@@ -143,7 +182,7 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         const store = await fresh()
         await store.settle('never-reserved', 'no-such-ticket', 'failure', policy)
         await store.settle('never-reserved', 'no-such-ticket', 'success', policy)
-        granted(await store.reserve('never-reserved', policy))
+        await grant(store, 'never-reserved')
       }
     },
     {
@@ -152,9 +191,9 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         const first = await fresh()
         const second = await fresh()
         await fail(first, 'key', policy.freeFailures)
-        denied(await first.reserve('key', policy), policy.blockMs)
-        granted(await first.reserve('other-key', policy))
-        granted(await second.reserve('key', policy))
+        await deny(first, 'key', policy.blockMs)
+        await grant(first, 'other-key')
+        await grant(second, 'key')
       }
     }
   ]

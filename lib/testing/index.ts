@@ -4,8 +4,8 @@
  * AssertionError on failure.
  *
  * ```ts
- * import { revocationStoreContract } from 'fastify-password-auth/testing'
- * for (const check of revocationStoreContract({ create: async (namespace) => new MyStore(namespace) })) {
+ * import { sessionStoreContract } from 'fastify-password-auth/testing'
+ * for (const check of sessionStoreContract({ create: async (namespace) => new MyStore(namespace) })) {
  *   test(check.name, check.run)
  * }
  * ```
@@ -13,4 +13,4 @@
 export type { ContractCheck } from './check.js'
 export { accountStoreContract, type AccountStoreHarness, type AccountStoreUnderTest } from './account-store.js'
 export { attemptStoreContract, CONTRACT_THROTTLE_POLICY, type AttemptStoreHarness } from './attempt-store.js'
-export { revocationStoreContract, type RevocationStoreHarness } from './revocation-store.js'
+export { CONTRACT_SESSION_POLICY, sessionStoreContract, type SessionStoreHarness } from './session-store.js'

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
 import passwordAuth, {
-  hashPassword, MemoryAccountStore, MemoryRevocationStore, type PasswordAuthOptions, type StoredAccount
+  authenticate, hashPassword, MemoryAccountStore, MemorySessionStore, type PasswordAuthOptions, type StoredAccount
 } from '../../lib/index.js'
+import type { Teardown } from './teardown.js'
 
 /** Cheap argon2 parameters: tests check behaviour, not cost. */
 export const CHEAP_ARGON2 = Object.freeze({ memoryCost: 1024, timeCost: 1, parallelism: 1 })
@@ -10,16 +11,37 @@ export const EMAIL = 'ada@example.com'
 export const PASSWORD = 'correct horse battery staple'
 export const NEW_PASSWORD = 'a brand new passphrase for ada'
 
-interface Teardown { teardown: (fn: () => unknown) => void }
+/** A clock the test moves by hand; the memory session store reads it. */
+export interface TestClock {
+  now: () => number
+  advance: (ms: number) => void
+}
+
+export function testClock (start = Date.now()): TestClock {
+  let offset = start - Date.now()
+  return { now: () => Date.now() + offset, advance: (ms) => { offset += ms } }
+}
+
+export interface LoginTokens {
+  accessToken: string
+  refreshToken: string
+  expiresIn: number
+  refreshExpiresIn: number
+}
 
 export interface TestApp {
   app: FastifyInstance
   accounts: MemoryAccountStore
-  revocations: MemoryRevocationStore
+  sessions: MemorySessionStore
+  /** The session store's clock. */
+  clock: TestClock
   ada: StoredAccount
   login: (email?: string, password?: string) => Promise<LightMyRequestResponse>
   /** Logs in and returns the access token (fails the caller's expectations if login fails). */
   token: (email?: string, password?: string) => Promise<string>
+  /** Logs in and returns the whole body. */
+  tokens: (email?: string, password?: string) => Promise<LoginTokens>
+  refresh: (refreshToken: unknown) => Promise<LightMyRequestResponse>
   changePassword: (body: Record<string, unknown>) => Promise<LightMyRequestResponse>
   logout: (token: string) => Promise<LightMyRequestResponse>
   me: (token: string) => Promise<LightMyRequestResponse>
@@ -30,7 +52,7 @@ export interface TestAppOptions {
   fastify?: FastifyServerOptions
   /** Called before the plugin is registered (e.g. to register another plugin first). */
   before?: (app: FastifyInstance) => Promise<void> | void
-  /** Called after the plugin is registered, to add host routes that use `app.authenticate`. */
+  /** Called after the plugin is registered, to add host routes. */
   routes?: (app: FastifyInstance) => void
 }
 
@@ -40,40 +62,67 @@ export interface TestAppOptions {
  */
 export async function buildTestApp (t: Teardown, { auth = {}, fastify = {}, before, routes }: TestAppOptions = {}): Promise<TestApp> {
   const accounts = new MemoryAccountStore()
-  const revocations = new MemoryRevocationStore()
+  const clock = testClock()
+  const sessions = new MemorySessionStore({ now: clock.now })
   const ada = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
   const app = Fastify(fastify)
   t.teardown(async () => { await app.close() })
   await before?.(app)
   await app.register(passwordAuth, {
     accounts,
-    revocations,
+    sessions,
     jwt: { secret: SECRET },
     argon2: CHEAP_ARGON2,
     rateLimit: false,
     ...auth
   })
-  app.get('/me', { onRequest: app.authenticate }, async (request) => request.account)
+  app.get('/me', { onRequest: authenticate }, async (request) => request.account)
   routes?.(app)
   await app.ready()
 
   const login = async (email = EMAIL, password = PASSWORD): Promise<LightMyRequestResponse> =>
     await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email, password } })
+  const tokens = async (email?: string, password?: string): Promise<LoginTokens> => {
+    const response = await login(email, password)
+    if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`)
+    return response.json()
+  }
   return {
     app,
     accounts,
-    revocations,
+    sessions,
+    clock,
     ada,
     login,
-    token: async (email, password) => {
-      const response = await login(email, password)
-      if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`)
-      return response.json().accessToken
-    },
+    token: async (email, password) => (await tokens(email, password)).accessToken,
+    tokens,
+    refresh: async (refreshToken) => await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: { refreshToken } }),
     changePassword: async (body) => await app.inject({ method: 'POST', url: '/Auth/ChangePassword', payload: body }),
     logout: async (token) => await app.inject({ method: 'POST', url: '/Auth/Logout', headers: { authorization: `Bearer ${token}` } }),
     me: async (token) => await app.inject({ method: 'GET', url: '/me', headers: { authorization: `Bearer ${token}` } })
   }
+}
+
+/** Plugin options for an app a test builds itself: memory stores with ada, cheap argon2, no per-IP limit. */
+export async function authOptions (): Promise<PasswordAuthOptions> {
+  const accounts = new MemoryAccountStore()
+  accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  return { accounts, jwt: { secret: SECRET }, argon2: CHEAP_ARGON2, rateLimit: false }
+}
+
+/** Logs ada in on `app` (routes under `prefix`) and returns her access token. */
+export async function accessToken (app: FastifyInstance, prefix = '/Auth'): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: `${prefix}/Login`, payload: { email: EMAIL, password: PASSWORD } })
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`)
+  return response.json().accessToken
+}
+
+/** A Fastify app, closed in teardown, whose error-level log messages the test can read. */
+export function appWithErrorLog (t: Teardown): { app: FastifyInstance, errors: () => string[] } {
+  const messages: string[] = []
+  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { messages.push(JSON.parse(line).msg) } } } })
+  t.teardown(async () => { await app.close() })
+  return { app, errors: () => messages }
 }
 
 /** A ChangePassword body for ada from PASSWORD to NEW_PASSWORD, with overrides. */

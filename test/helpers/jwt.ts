@@ -21,11 +21,12 @@ export function forgeJwt (header: Record<string, unknown>, payload: Record<strin
   return `${input}.${signature.toString('base64url')}`
 }
 
-/** The claims the plugin issues, valid now, for `sub` with credential version 0. */
-export function validClaims (sub: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+/** The claims the plugin issues, valid now, for `sub` in session `sid` with credential version 0. */
+export function validClaims (sub: string, sid: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000)
   return {
     sub,
+    sid,
     jti: 'q6R0sXvDqk7rQyH7hY2dNw',
     cv: 0,
     iat: now,

@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { Redis } from 'ioredis'
 import { freePort } from './free-port.js'
-
-interface Teardown { teardown: (fn: () => unknown) => void }
+import type { Teardown } from './teardown.js'
 
 /**
  * A redis-server of the test's own on a free port (never the shared one), which the test can stop,
@@ -27,9 +26,11 @@ export class PrivateRedis {
     return `redis://127.0.0.1:${this.port}`
   }
 
-  async start (): Promise<void> {
-    this.#process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  /** Starts it without persistence; `args` (e.g. `['--appendonly', 'yes', '--dir', dir]`) override that. */
+  async start (args: string[] = []): Promise<void> {
+    this.#process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' })
     const probe = new Redis(this.url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+    probe.on('error', () => {}) // refused while the server starts: the loop below retries
     try {
       for (let i = 0; i < 100; i++) {
         try { await probe.connect(); await probe.ping(); return } catch { probe.disconnect(); await new Promise((resolve) => setTimeout(resolve, 50)) }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import type { Teardown } from './teardown.js'
 
 const SERVER = new URL('../../dist/example/server.js', import.meta.url).pathname
 
@@ -11,14 +12,17 @@ export interface ServerProcess {
   process: ChildProcess
 }
 
-interface Teardown { teardown: (fn: () => unknown) => void }
-
 /**
  * Starts the built example server (`npm start` without the build) on a free port with `env`, and
- * resolves once it listens. Stopped in teardown. `script` runs another server printing "listening on <url>".
+ * resolves once it listens. Stopped in teardown. `script` runs another server printing "listening on <url>"
+ * (or logging Fastify's "Server listening at <url>").
+ * `fileLimit` starts it under `ulimit -n <fileLimit>`.
  */
-export async function startServer (t: Teardown, env: Record<string, string> = {}, script = SERVER): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script], {
+export async function startServer (t: Teardown, env: Record<string, string> = {}, script = SERVER, { fileLimit }: { fileLimit?: number } = {}): Promise<ServerProcess> {
+  const [command, args] = fileLimit === undefined
+    ? [process.execPath, [script]]
+    : ['bash', ['-c', `ulimit -n ${fileLimit} && exec "$0" "$1"`, process.execPath, script]]
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -36,7 +40,7 @@ export async function startServer (t: Teardown, env: Record<string, string> = {}
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { reject(new Error(`server did not start in 20 s:\n${output}`)) }, 20_000)
     const onData = (): void => {
-      const match = /listening on (http:\/\/[^\s]+)/.exec(output)
+      const match = /listening (?:on|at) (http:\/\/[^\s"]+)/.exec(output) // ours, or Fastify's own log line
       if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
     }
     child.stdout.on('data', onData)
@@ -61,6 +65,7 @@ export async function post (url: string, body?: unknown, headers: Record<string,
   return await fetch(url, {
     method: 'POST',
     headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body)
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000)
   })
 }

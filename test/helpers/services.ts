@@ -1,10 +1,9 @@
 import { Redis } from 'ioredis'
 import pg from 'pg'
+import type { Teardown } from './teardown.js'
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 export const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-
-interface Teardown { teardown: (fn: () => unknown) => void }
 
 /**
  * Whether a real service answers. In CI a missing service is an error (these tests must never be
@@ -38,29 +37,22 @@ export function redisClient (t: Teardown, url = REDIS_URL): Redis {
   return client
 }
 
-/** Deletes the keys under `prefix` (never the whole shared database). */
-export async function deleteKeys (client: Redis, prefix: string): Promise<void> {
-  let cursor = '0'
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
-    if (keys.length > 0) await client.del(...keys)
-    cursor = next
-  } while (cursor !== '0')
-}
+/** Deletes the keys under `prefix` (never the whole shared database): the bench's own clean-up. */
+export { dropKeys as deleteKeys } from '../../example/bench/redis.js'
 
 /**
  * A PostgreSQL schema of the test's own, dropped in teardown, with a pool whose search_path points at
  * it, so unqualified table names (the stores' defaults) land there. `url` carries the same search_path
  * for child processes.
  */
-export async function postgresSchema (t: Teardown, label: string): Promise<{ pool: pg.Pool, schema: string, url: string }> {
+export async function postgresSchema (t: Teardown, label: string, { max = 10 } = {}): Promise<{ pool: pg.Pool, schema: string, url: string }> {
   const schema = `test_${label}_${process.pid}_${Date.now().toString(36)}`
   const admin = new pg.Client({ connectionString: DATABASE_URL })
   await admin.connect()
   await admin.query(`CREATE SCHEMA "${schema}"`)
   await admin.end()
   const url = `${DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
+  const pool = new pg.Pool({ connectionString: url, max })
   t.teardown(async () => {
     await pool.end()
     const cleanup = new pg.Client({ connectionString: DATABASE_URL })

@@ -1,7 +1,6 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net'
 import { freePort } from './free-port.js'
-
-interface Teardown { teardown: (fn: () => unknown) => void }
+import type { Teardown } from './teardown.js'
 
 /**
  * A TCP proxy to a real server, on a port of the test's own, that can simulate outages: `blackhole()`

@@ -1,64 +1,117 @@
 // Compiled by test/types.test.ts against the built package, as a consumer sees it.
 import Fastify from 'fastify'
 import passwordAuth, {
-  fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemoryRevocationStore,
-  type AccountStore, type AuthEvent, type PasswordAuthOptions, type StoredAccount
+  authenticate, authenticated, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemorySessionStore,
+  type AccountStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthOptions, type StoredAccount
 } from 'fastify-password-auth'
+import { accountsTriggerSql, PostgresAccountStore, type Queryable } from 'fastify-password-auth/postgres'
 
 declare module 'fastify-password-auth' {
   interface PasswordAuthAccount {
-    displayName?: string
+    displayName: string
+    plan?: 'free' | 'pro'
   }
 }
 
 const accounts = new MemoryAccountStore()
-accounts.add({ email: 'ada@example.com', passwordHash: await hashPassword('correct horse battery staple') })
+const passwordHash = await hashPassword('correct horse battery staple', { memoryCost: 19456, pepper: 'the same argon2 option as the plugin' })
+accounts.add({ email: 'ada@example.com', passwordHash, displayName: 'Ada', plan: 'pro' })
+// @ts-expect-error displayName is declared as required, so the store needs it
+accounts.add({ email: 'bob@example.com', passwordHash })
+// @ts-expect-error a field nobody declared
+accounts.add({ email: 'eve@example.com', passwordHash, displayName: 'Eve', nickname: 'e' })
+// @ts-expect-error findById returns the account without its hash
+console.log((await accounts.findById('id'))?.passwordHash)
+
+const pool: Queryable = { query: async () => ({ rows: [], rowCount: 0 }) }
+const users = new PostgresAccountStore({
+  pool,
+  table: 'users',
+  idType: 'bigint',
+  columns: { email: 'email_address', passwordHash: 'pw' },
+  activeCondition: 'deleted_at IS NULL',
+  fields: { displayName: 'display_name', plan: 'plan' }
+})
+const viaUsers: string | undefined = (await users.findById('1'))?.displayName
+console.log(viaUsers, accountsTriggerSql({ table: 'users', columns: { active: 'is_active' } }))
+// @ts-expect-error a declared required field must be mapped
+console.log(new PostgresAccountStore({ pool }))
+// @ts-expect-error fields must name declared fields
+console.log(new PostgresAccountStore({ pool, fields: { displayName: 'display_name', nickname: 'nick' } }))
+// @ts-expect-error idType is one of uuid, bigint, integer, text
+console.log(new PostgresAccountStore({ pool, idType: 'int', fields: { displayName: 'display_name' } }))
 
 const customStore: AccountStore = {
   findByEmail: async (email: string): Promise<StoredAccount | null> => (email === '' ? null : null),
-  findById: async () => null,
+  findById: async (id): Promise<PasswordAuthAccount | null> =>
+    id === '' ? null : { id, email: 'ada@example.com', active: true, credentialVersion: 0, displayName: 'Ada' },
   updatePasswordHash: async ({ id, expectedHash, newHash, advanceCredentialVersion }) =>
     id !== '' && expectedHash !== newHash && advanceCredentialVersion
 }
 
 const options: PasswordAuthOptions = {
   accounts,
-  revocations: new MemoryRevocationStore(),
+  sessions: new MemorySessionStore(),
   jwt: { secret: 'a-consumer-secret-that-is-32-bytes-long' },
+  legacyHashes: [{ name: 'php-sha1', test: (hash: string) => hash.startsWith('sha1$'), verify: async (hash: string, password: string) => hash !== password }],
   onEvent: (event: AuthEvent) => {
     if (event.type === 'login.failed') {
-      const reason: 'unknown_account' | 'wrong_password' | 'inactive_account' = event.reason
+      const reason: 'unknown_account' | 'wrong_password' | 'inactive_account' | 'unsupported_hash' = event.reason
       console.log(reason, event.email, event.requestId)
     }
   }
 }
 
 const app = Fastify()
-await app.register(passwordAuth, options)
-await app.register(fastifyPasswordAuth, { ...options, accounts: customStore, prefix: '/v2' })
+await app.register(passwordAuth, { ...options, argon2: { pepper: 'a string pepper' }, decorators: { authenticate: 'authenticate', account: 'account' } })
+await app.register(async (v2) => { await v2.register(fastifyPasswordAuth, { ...options, accounts: customStore, prefix: '/v2' }) })
+
+// The exported guard, and the handler helper that sees the account as non-null.
+app.get('/guarded', { onRequest: authenticate, preHandler: [authenticate] }, async (request) => request.account?.id)
+app.get('/typed', authenticated(async (request) => {
+  const email: string = request.account.email
+  const name: string = request.account.displayName
+  // @ts-expect-error the password hash is never on the account
+  console.log(request.account.passwordHash)
+  return { email, name }
+}))
+app.get<{ Params: { id: string } }>('/orders/:id', authenticated<{ Params: { id: string } }>({
+  schema: { response: { 200: { type: 'object' }, ...authenticateResponses() } },
+  config: {}
+}, async function (request, reply) {
+  const owner: string = request.account.id
+  const id: string = request.params.id
+  this.log.info({ owner, id })
+  return await reply.send({ owner, id })
+}))
+const check = (request: AuthenticatedRequest): PasswordAuthAccount => request.account
+console.log(check)
+// @ts-expect-error a handler made with authenticated() takes a request, not an account
+authenticated(async (account: PasswordAuthAccount) => account.id)
 
 app.get('/me', { onRequest: app.authenticate }, async (request) => {
   const account = request.account
   if (account === null) throw new Error('unreachable behind authenticate')
   const id: string = account.id
   const version: number = account.credentialVersion
-  const name: string | undefined = account.displayName
+  const name: string = account.displayName
+  const plan: 'free' | 'pro' | undefined = account.plan
   // @ts-expect-error the password hash is never on request.account
   console.log(account.passwordHash)
-  return { id, version, name }
+  return { id, version, name, plan }
 })
 
 app.get('/pre', { preHandler: [app.authenticate] }, async () => app.passwordAuth.stats().verifications)
 
 // @ts-expect-error jwt is required
-await app.register(passwordAuth, { accounts, revocations: new MemoryRevocationStore() })
+await app.register(passwordAuth, { accounts })
 
 // @ts-expect-error the plugin's own @fastify/jwt stays private: no `jwt` decorator reaches the host's types
 console.log(app.jwt)
 
 // The contract suite is importable from the testing entry point.
-const { revocationStoreContract } = await import('fastify-password-auth/testing')
-for (const check of revocationStoreContract({ create: async () => new MemoryRevocationStore() })) {
+const { sessionStoreContract } = await import('fastify-password-auth/testing')
+for (const check of sessionStoreContract({ create: async () => new MemorySessionStore() })) {
   const name: string = check.name
   await check.run().then(() => name)
 }

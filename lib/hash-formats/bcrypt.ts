@@ -1,0 +1,54 @@
+import { HashFormatUnavailableError, type LegacyHashFormat } from './types.js'
+
+/** What the plugin uses of @node-rs/bcrypt, an optional peer dependency. */
+export interface BcryptModule {
+  verify: (password: string, hash: string) => Promise<boolean>
+}
+
+export type LoadBcrypt = () => Promise<BcryptModule>
+
+/** Cost 15 takes about 1.5 s on a 2 vCPU VM (10, the usual, about 50 ms); beyond it a damaged hash could stall a hashing slot. */
+export const BCRYPT_MAX_COST = 15
+
+const BCRYPT = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/
+
+/** The cost of a `$2a$`, `$2b$` or `$2y$` hash, or null if the string is not one or its cost is outside 4 to 15. */
+export function bcryptCost (hash: string): number | null {
+  const match = BCRYPT.exec(hash)
+  const cost = Number(match?.[1])
+  return cost >= 4 && cost <= BCRYPT_MAX_COST ? cost : null
+}
+
+export const loadBcrypt: LoadBcrypt = async () => await import('@node-rs/bcrypt')
+
+/**
+ * bcrypt through @node-rs/bcrypt, imported when the first bcrypt hash is met. If it cannot be loaded,
+ * `onMissing` is told once and every bcrypt hash is unverifiable (HashFormatUnavailableError).
+ *
+ * Passwords longer than 72 UTF-8 bytes are verified on their first 72 bytes, as the libraries that made
+ * these hashes (OpenBSD, crypt_blowfish, node.bcrypt.js, bcryptjs, bcrypt-ruby) hashed them: rejecting
+ * them would lock out every user with a long passphrase. Libraries that refuse long passwords instead
+ * (Go's x/crypto, pyca/bcrypt 5) never made a hash a longer password could match unless it starts with the
+ * whole 72-byte password. The argon2id hash that replaces it at login covers the whole password.
+ */
+export function createBcryptFormat (onMissing: (err: unknown) => void, load: LoadBcrypt = loadBcrypt): LegacyHashFormat {
+  let loading: Promise<BcryptModule> | undefined
+  const bcrypt = async (): Promise<BcryptModule> => {
+    if (loading === undefined) {
+      loading = load()
+      loading.catch(onMissing)
+    }
+    try {
+      return await loading
+    } catch {
+      throw new HashFormatUnavailableError('@node-rs/bcrypt is not installed')
+    }
+  }
+  return {
+    name: 'bcrypt',
+    test: (hash) => bcryptCost(hash) !== null,
+    async verify (hash, password) {
+      return await (await bcrypt()).verify(password, hash)
+    }
+  }
+}

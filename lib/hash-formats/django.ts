@@ -1,0 +1,41 @@
+import { pbkdf2, timingSafeEqual } from 'node:crypto'
+import { promisify } from 'node:util'
+import { decodeBase64 } from './base64.js'
+import type { LegacyHashFormat } from './types.js'
+
+export interface DjangoPbkdf2Hash {
+  iterations: number
+  salt: string
+  hash: Buffer
+}
+
+/** Django 6.0 makes 1 200 000; 5 000 000 takes about 0.9 s on a 2 vCPU VM. */
+export const PBKDF2_MAX_ITERATIONS = 5_000_000
+
+const DJANGO = /^pbkdf2_sha256\$(\d{1,10})\$([^$]{1,256})\$([A-Za-z0-9+/=]+)$/
+
+/**
+ * Reads Django's `pbkdf2_sha256$<iterations>$<salt>$<base64 hash>`. The salt is text, used as its UTF-8
+ * bytes as Django does. Null for a malformed string or an iteration count outside 1 to 5 000 000.
+ */
+export function parseDjangoPbkdf2Hash (text: string): DjangoPbkdf2Hash | null {
+  const match = DJANGO.exec(text)
+  if (match === null) return null
+  const [, iterations, salt, encoded] = match
+  const hash = decodeBase64(encoded!)
+  const count = Number(iterations)
+  if (hash === null || hash.length < 16 || hash.length > 64 || count < 1 || count > PBKDF2_MAX_ITERATIONS) return null
+  return { iterations: count, salt: salt!, hash }
+}
+
+const pbkdf2Async = promisify(pbkdf2)
+
+export const djangoPbkdf2Format: LegacyHashFormat = {
+  name: 'django-pbkdf2-sha256',
+  test: (hash) => parseDjangoPbkdf2Hash(hash) !== null,
+  async verify (hash, password) {
+    const parsed = parseDjangoPbkdf2Hash(hash)
+    if (parsed === null) return false
+    return timingSafeEqual(await pbkdf2Async(password, parsed.salt, parsed.iterations, parsed.hash.length, 'sha256'), parsed.hash)
+  }
+}

@@ -1,0 +1,65 @@
+import { verify as verifyArgon2 } from '@node-rs/argon2'
+import { parseArgon2Hash } from './argon2.js'
+import { createBcryptFormat, type LoadBcrypt } from './bcrypt.js'
+import { djangoPbkdf2Format } from './django.js'
+import { scryptFormat } from './scrypt.js'
+import { HashFormatUnavailableError, type LegacyHashFormat } from './types.js'
+
+export type { LegacyHashFormat } from './types.js'
+
+/** Names of the built-in formats, which host formats may not take. */
+export const BUILT_IN_FORMATS = ['argon2id', 'argon2i', 'argon2d', 'bcrypt', 'scrypt', 'django-pbkdf2-sha256'] as const
+
+/** `format` names the format the stored hash is in (known whenever the password could be checked). */
+export type HashCheck =
+  | { verdict: 'verified' | 'wrong_password', format: string }
+  | { verdict: 'unsupported_hash', format?: string }
+
+export interface HashVerifierOptions {
+  /** argon2's secret; other formats never had one. */
+  pepper: Uint8Array | undefined
+  /** The host's own formats, tried before the built-in legacy ones. */
+  legacyHashes: readonly LegacyHashFormat[]
+  log: { error: (details: object, message: string) => void }
+  /** How @node-rs/bcrypt is imported (tests replace it). */
+  loadBcrypt?: LoadBcrypt
+}
+
+export type VerifyStoredHash = (storedHash: string, password: string) => Promise<HashCheck>
+
+/**
+ * Verifies a password against a stored hash in any known format. argon2 strings are the plugin's own and
+ * get the NFC form, as always. Other systems hashed what the user typed, so a legacy hash is tried with
+ * the password as sent and, only if that differs, with its NFC form (a user now typing on a device that
+ * composes characters differently). A string in no known format is `unsupported_hash`.
+ */
+export function createHashVerifier ({ pepper, legacyHashes, log, loadBcrypt }: HashVerifierOptions): VerifyStoredHash {
+  const bcrypt = createBcryptFormat((err) => {
+    const { code, message } = (err ?? {}) as { code?: unknown, message?: unknown }
+    log.error({ importError: { code, message: String(message).slice(0, 300) } },
+      'fastify-password-auth: an account has a bcrypt password hash but @node-rs/bcrypt cannot be loaded; ' +
+      'run `npm install @node-rs/bcrypt`. Until then bcrypt accounts cannot log in (event reason unsupported_hash)')
+  }, loadBcrypt)
+  const formats = [...legacyHashes, bcrypt, scryptFormat, djangoPbkdf2Format]
+
+  return async function verifyStoredHash (storedHash, password) {
+    const nfc = password.normalize('NFC')
+    const argon2 = parseArgon2Hash(storedHash)
+    if (argon2 !== null) {
+      const verified = await verifyArgon2(storedHash, nfc, { secret: pepper }).catch(() => false)
+      return { verdict: verified ? 'verified' : 'wrong_password', format: argon2.algorithm }
+    }
+    const format = formats.find((candidate) => candidate.test(storedHash))
+    if (format === undefined) return { verdict: 'unsupported_hash' }
+    try {
+      for (const candidate of password === nfc ? [password] : [password, nfc]) {
+        // Exactly true: a host verifier resolving anything else has not vouched for the password.
+        if (await format.verify(storedHash, candidate) === true) return { verdict: 'verified', format: format.name }
+      }
+    } catch (err) {
+      if (err instanceof HashFormatUnavailableError) return { verdict: 'unsupported_hash', format: format.name }
+      throw err
+    }
+    return { verdict: 'wrong_password', format: format.name }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * A password-hash format of another system, verified at Login and ChangePassword until the first
+ * successful login replaces the hash with argon2id.
+ */
+export interface LegacyHashFormat {
+  /** Names the format in events and option errors, e.g. 'php-sha1'. Never a hash. */
+  name: string
+  /** True when `hash` is in this format. Synchronous and cheap: it runs before any verification. */
+  test: (hash: string) => boolean
+  /**
+   * Resolves true when `password` matches `hash`. Runs in the plugin's bounded hashing queue, so keep the
+   * work off the event loop (a native or thread-pool API, never a `*Sync` one). Rejecting fails the
+   * request with 503.
+   */
+  verify: (hash: string, password: string) => Promise<boolean>
+}
+
+/** Thrown by a built-in format that cannot run here (an optional dependency is not installed). */
+export class HashFormatUnavailableError extends Error {}

@@ -1,0 +1,35 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Static } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { tokenBody } from '../refresh-cookie.js'
+import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../openapi.js'
+import { documentedTokenReply, RefreshBody, RefreshCookieBody } from '../schemas.js'
+import type { RouteContext } from './context.js'
+
+export function registerRefresh (app: FastifyInstance, { sessions, cookie }: RouteContext): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/Refresh', {
+    schema: {
+      summary: 'Exchange a refresh token for new tokens',
+      description: 'Answers like Login, with a new access token of the same session and the next refresh token. A refresh token sent again within the grace period gets the same next refresh token; sent later, it ends the session.' +
+        (cookie === undefined ? '' : ' Cookie mode: the refresh token comes from, and goes back into, its HttpOnly cookie; the body may be {}.'),
+      tags: ['Auth'],
+      body: cookie === undefined ? RefreshBody : RefreshCookieBody,
+      response: {
+        200: jsonResponse('A new access token of the same session, and the next refresh token.', documentedTokenReply({ refresh: true, cookie: cookie !== undefined }),
+          cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
+        // In cookie mode a refresh that fails clears the cookie: the token is dead whatever the reason.
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_REFRESH_TOKEN_INVALID', 'FST_PWAUTH_UNAVAILABLE'],
+          cookie === undefined ? {} : { 401: setCookieHeader(cookie, 'cleared'), 503: setCookieHeader(cookie, 'cleared') })
+      }
+    }
+  }, async (request, reply) => {
+    if (cookie === undefined) return await sessions.refresh(request, (request.body as Static<typeof RefreshBody>).refreshToken)
+    try {
+      return tokenBody(reply, await sessions.refresh(request, cookie.read(request) ?? ''), cookie)
+    } catch (err) {
+      // The token is dead whatever the reason: the browser may forget it.
+      cookie.clear(reply)
+      throw err
+    }
+  })
+}

@@ -1,0 +1,33 @@
+import t from 'tap'
+import { post, startServer } from './helpers/server-process.js'
+
+interface LogLine { msg?: string, authEvent?: { type: string } }
+
+const lines = (output: string): LogLine[] => output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine)
+
+for (const requestLogging of ['off', 'on'] as const) {
+  t.test(`npm start with REQUEST_LOGGING=${requestLogging} (LOG_LEVEL=info): audit events always, request lines only when on`, async (t) => {
+    const env: Record<string, string> = { LOG_LEVEL: 'info', JWT_SECRET: 'l'.repeat(40) }
+    if (requestLogging === 'on') env.REQUEST_LOGGING = 'on'
+    const server = await startServer(t, env)
+    // At info level the helper returns at Fastify's own "listening" line, before the demo account is printed.
+    for (let i = 0; i < 100 && !server.output().includes('Demo account'); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const [, email, password] = /Demo account: (\S+) \/ (\S+)/.exec(server.output())!
+    const login = await post(`${server.url}/Auth/Login`, { email, password })
+    const { accessToken } = await login.json() as { accessToken: string }
+    t.equal((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200)
+    await new Promise((resolve) => setTimeout(resolve, 200)) // pino writes asynchronously
+    const logged = lines(server.output())
+    t.ok(logged.some((line) => line.authEvent?.type === 'login.succeeded'), 'the audit event is logged')
+    const requestLines = logged.filter((line) => line.msg === 'incoming request' || line.msg === 'request completed')
+    if (requestLogging === 'on') t.ok(requestLines.length >= 4, 'two lines per request')
+    else t.equal(requestLines.length, 0, 'no per-request lines')
+  })
+}
+
+t.test('REQUEST_LOGGING takes on or off only', async (t) => {
+  const { failingStart } = await import('./helpers/server-process.js')
+  const { code, output } = await failingStart({ REQUEST_LOGGING: 'yes' })
+  t.equal(code, 1)
+  t.match(output, /REQUEST_LOGGING must be "on" or "off"/)
+})

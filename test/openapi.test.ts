@@ -1,0 +1,103 @@
+import swagger from '@fastify/swagger'
+import { compileErrors, validate } from '@readme/openapi-parser'
+import Fastify from 'fastify'
+import t, { type Test } from 'tap'
+import passwordAuth, { authenticated, authenticateResponses, errors, type PasswordAuthOptions } from '../lib/index.js'
+import { authOptions } from './helpers/app.js'
+
+type Doc = Record<string, any>
+
+/** A host app with plain @fastify/swagger (no options beyond `openapi: {}`), the plugin and two guarded routes; its document. */
+async function hostDocument (t: Test, auth: Partial<PasswordAuthOptions> = {}): Promise<Doc> {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: {} })
+  await app.register(passwordAuth, { ...await authOptions(), ...auth })
+  app.get('/me', authenticated(async (request) => request.account))
+  app.get('/orders', { onRequest: app.authenticate, schema: { response: { 200: { type: 'array', items: { type: 'string' } }, ...authenticateResponses() } } }, async () => [])
+  await app.ready()
+  return app.swagger() as Doc
+}
+
+async function expectValid (t: Test, document: Doc): Promise<void> {
+  const result = await validate(structuredClone(document) as never)
+  t.ok(result.valid, result.valid ? 'a valid OpenAPI document' : compileErrors(result))
+}
+
+const codesOf = (response: Doc): string[] => response.content['application/problem+json'].schema.properties.code.enum
+
+t.test('plain @fastify/swagger produces a valid document: every status with its codes, headers and bodies', async (t) => {
+  const document = await hostDocument(t)
+  await expectValid(t, document)
+  const login = document.paths['/Auth/Login'].post.responses
+  t.same(Object.keys(login).sort(), ['200', '400', '401', '413', '415', '429', '503'])
+  t.same(codesOf(login[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY'])
+  t.same(codesOf(login[401]), ['FST_PWAUTH_INVALID_CREDENTIALS'])
+  t.same(codesOf(login[429]), ['FST_PWAUTH_TOO_MANY_ATTEMPTS'])
+  t.same(Object.keys(login[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'refreshToken', 'refreshExpiresIn'])
+  t.match(login[401].headers, { 'WWW-Authenticate': { description: 'Bearer realm="<realm>"' } })
+  for (const status of ['429', '503']) t.ok(login[status].headers['Retry-After'], `Retry-After on ${status}`)
+
+  const change = document.paths['/Auth/ChangePassword'].post
+  t.same(codesOf(change.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
+  t.same(change.responses[400].content['application/problem+json'].schema.properties.reasons.items.enum,
+    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'rejected'])
+  t.notOk(change.responses[204].content, '204: no body')
+  t.match(change.requestBody.content['application/json'].schema.properties.newPassword, { minLength: 15, maxLength: 128, description: /code points after NFC/ })
+
+  const logout = document.paths['/Auth/Logout'].post
+  t.same(codesOf(logout.responses[401]), ['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID'])
+  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, 'Bearer realm="<realm>" or Bearer realm="<realm>", error="invalid_token"')
+  t.notOk(logout.security, 'no security requirement naming a scheme the host may not have')
+  t.match(logout.description, /Authorization: Bearer <access token>/)
+  t.same(codesOf(document.paths['/Auth/Refresh'].post.responses[401]), ['FST_PWAUTH_REFRESH_TOKEN_INVALID'])
+
+  for (const [path, item] of Object.entries(document.paths as Doc)) {
+    if (!path.startsWith('/Auth/')) continue
+    for (const [status, response] of Object.entries(item.post.responses as Doc)) {
+      t.same(response.headers['Cache-Control'].schema, { type: 'string', enum: ['no-store'] }, `${path} ${status}: Cache-Control`)
+      if (status >= '400') for (const code of codesOf(response)) t.ok(Object.hasOwn(errors, code), `${path} ${status}: ${code} is an error of lib/errors.ts`)
+    }
+  }
+
+  for (const path of ['/me', '/orders']) {
+    const responses = document.paths[path].get.responses
+    t.same(codesOf(responses[401]), ['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID'], `${path}: the guard's 401`)
+    t.same(codesOf(responses[503]), ['FST_PWAUTH_UNAVAILABLE'], `${path}: the guard's 503`)
+    t.ok(responses[503].headers['Retry-After'], `${path}: Retry-After`)
+  }
+})
+
+t.test('the document follows the configuration: policy lengths, refresh off, cookie mode', async (t) => {
+  const policy = await hostDocument(t, { passwordPolicy: { minLength: 20, maxLength: 64 } })
+  t.match(policy.paths['/Auth/ChangePassword'].post.requestBody.content['application/json'].schema.properties.newPassword, { minLength: 20, maxLength: 64 })
+
+  const off = await hostDocument(t, { refresh: false })
+  await expectValid(t, off)
+  t.notOk(off.paths['/Auth/Refresh'], 'no Refresh route')
+  t.same(Object.keys(off.paths['/Auth/Login'].post.responses[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn'])
+
+  const cookie = await hostDocument(t, { refresh: { cookie: true } })
+  await expectValid(t, cookie)
+  const login = cookie.paths['/Auth/Login'].post.responses[200]
+  t.same(login.content['application/json'].schema.required, ['accessToken', 'tokenType', 'expiresIn', 'refreshExpiresIn'])
+  t.notOk(login.content['application/json'].schema.properties.refreshToken, 'the refresh token is not in the body')
+  t.match(login.headers['Set-Cookie'].description, /fastify-password-auth-refresh=<refresh token>; Path=\/Auth; .*HttpOnly; Secure; SameSite=Strict/)
+  t.match(cookie.paths['/Auth/Refresh'].post.responses[401].headers['Set-Cookie'].description, /Max-Age=0/)
+  t.match(cookie.paths['/Auth/Logout'].post.responses[204].headers['Set-Cookie'].description, /is cleared/)
+})
+
+t.test('the README\'s transform adds a bearer requirement to Logout in a document that defines the scheme', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, {
+    openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } },
+    transform: ({ schema, url }) => ({ schema: url.endsWith('/Logout') ? { ...schema, security: [{ bearerAuth: [] }] } : schema, url })
+  })
+  await app.register(passwordAuth, await authOptions())
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  t.same(document.paths['/Auth/Logout'].post.security, [{ bearerAuth: [] }])
+  t.notOk(document.paths['/Auth/Login'].post.security)
+})

@@ -1,0 +1,26 @@
+import t from 'tap'
+import { accountsTableSql, accountsTriggerSql, sessionsTableSql } from '../lib/postgres.js'
+import { between, readmeBlock, repoFile } from './helpers/docs.js'
+
+// The DDL lives in lib/stores/postgres-*.ts only; the README and the example show exactly what it renders.
+const schema = `${accountsTableSql()}\n${sessionsTableSql()}`
+
+t.test('the README shows the DDL the schema helpers run', async (t) => {
+  t.equal(readmeBlock('postgres-schema'), schema)
+})
+
+t.test('the PostgreSQL example\'s header comment shows the same DDL', async (t) => {
+  const header = between(repoFile('example/stores/postgres.ts'), '// postgres-schema:begin', '// postgres-schema:end')
+  t.equal(header.split('\n').map((line) => line.replace(/^\/\/ {0,3}/, '')).join('\n'), schema)
+})
+
+t.test('the README shows the trigger accountsTriggerSql renders for its example mapping', async (t) => {
+  t.equal(readmeBlock('moving-in-trigger'), accountsTriggerSql({ table: 'users', columns: { active: 'is_active' } }))
+})
+
+t.test('the README shows the Better Auth store of the example, as a package user imports it', async (t) => {
+  const code = repoFile('example/better-auth-store.ts')
+    .replace("'../lib/index.js'", "'fastify-password-auth'")
+    .replace("'../lib/postgres.js'", "'fastify-password-auth/postgres'")
+  t.equal(`${readmeBlock('better-auth-store')}\n`, code)
+})
