@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 
-/** An entry of AUTH_ACCOUNTS_FILE: a password to hash at start, or a ready argon2 hash. */
+/**
+ * An entry of AUTH_ACCOUNTS_FILE: a password to hash at start, or a ready hash in any format the plugin
+ * verifies (argon2, bcrypt, scrypt, Django PBKDF2), replaced by argon2id at the account's first login.
+ */
 export interface AccountSeed {
   email: string
   password?: string

@@ -7,12 +7,24 @@ export interface ServerConfig {
   jwtSecret: string
   /** True when JWT_SECRET was unset and a random one was made for this start. */
   jwtSecretGenerated: boolean
+  /** JWT_PREVIOUS_SECRETS: secrets that still verify tokens (and refresh tokens) but no longer sign. */
+  jwtPreviousSecrets: string[]
   accountsFile: string | undefined
   tokenTtl: number | undefined
   rateLimit: boolean
   databaseUrl: string | undefined
   redisUrl: string | undefined
   logLevel: string
+  /** REQUEST_LOGGING=on: Fastify's per-request log lines (off by default; audit events are logged either way). */
+  requestLogging: boolean
+  /** AUTH_REFRESH=off turns refresh tokens off. */
+  refresh: boolean
+  sessionIdleTtl: number | undefined
+  sessionMaxTtl: number | undefined
+  refreshGrace: number | undefined
+  refreshCookie: boolean
+  /** Seconds a client has to send a whole request (example/timeouts.ts). */
+  requestTimeout: number
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -30,20 +42,32 @@ function text (env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw
 }
 
+function onOff (env: NodeJS.ProcessEnv, name: string, fallback: 'on' | 'off'): boolean {
+  const value = text(env, name) ?? fallback
+  if (value !== 'on' && value !== 'off') throw new Error(`${name} must be "on" or "off", not "${value}"`)
+  return value === 'on'
+}
+
 export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const rateLimit = text(env, 'AUTH_RATE_LIMIT') ?? 'on'
-  if (rateLimit !== 'on' && rateLimit !== 'off') throw new Error(`AUTH_RATE_LIMIT must be "on" or "off", not "${rateLimit}"`)
   const jwtSecret = text(env, 'JWT_SECRET')
   return {
     port: integer(env, 'PORT', 0, 65535) ?? 3000,
     host: text(env, 'HOST') ?? '127.0.0.1',
     jwtSecret: jwtSecret ?? randomBytes(32).toString('base64url'),
     jwtSecretGenerated: jwtSecret === undefined,
+    jwtPreviousSecrets: (text(env, 'JWT_PREVIOUS_SECRETS') ?? '').split(',').map((secret) => secret.trim()).filter((secret) => secret !== ''),
     accountsFile: text(env, 'AUTH_ACCOUNTS_FILE'),
     tokenTtl: integer(env, 'AUTH_TOKEN_TTL', 1, 86_400),
-    rateLimit: rateLimit === 'on',
+    rateLimit: onOff(env, 'AUTH_RATE_LIMIT', 'on'),
     databaseUrl: text(env, 'DATABASE_URL'),
     redisUrl: text(env, 'REDIS_URL'),
-    logLevel: text(env, 'LOG_LEVEL') ?? 'info'
+    logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    requestLogging: onOff(env, 'REQUEST_LOGGING', 'off'),
+    refresh: onOff(env, 'AUTH_REFRESH', 'on'),
+    sessionIdleTtl: integer(env, 'AUTH_SESSION_IDLE_TTL', 60, 400 * 86_400),
+    sessionMaxTtl: integer(env, 'AUTH_SESSION_MAX_TTL', 60, 400 * 86_400),
+    refreshGrace: integer(env, 'AUTH_REFRESH_GRACE', 0, 300),
+    refreshCookie: onOff(env, 'AUTH_REFRESH_COOKIE', 'off'),
+    requestTimeout: integer(env, 'REQUEST_TIMEOUT', 1, 300) ?? 10
   }
 }

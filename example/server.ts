@@ -3,6 +3,7 @@ import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file
 import { buildApp } from './app.js'
 import { readConfig } from './config.js'
 import { createStores } from './stores/index.js'
+import { serverTimeouts } from './timeouts.js'
 
 /** A demo account kept in a database from an earlier start gets this start's printed password. */
 async function resetPassword (accounts: AccountStore, email: string, passwordHash: string): Promise<void> {
@@ -26,12 +27,21 @@ async function main (): Promise<void> {
 
   const app = await buildApp({
     logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths] },
+    requestLogging: config.requestLogging,
+    server: serverTimeouts(config.requestTimeout),
     healthCheck: stores.healthCheck,
     auth: {
       accounts: stores.accounts,
-      revocations: stores.revocations,
+      sessions: stores.sessions,
       attempts: stores.attempts,
-      jwt: { secret: config.jwtSecret, expiresIn: config.tokenTtl },
+      jwt: {
+        // The kid of each key is derived from the key, so instances configured alike name keys alike.
+        keys: [config.jwtSecret, ...config.jwtPreviousSecrets].map((secret) => ({ secret })),
+        expiresIn: config.tokenTtl
+      },
+      refresh: config.refresh
+        ? { idleTimeout: config.sessionIdleTtl, maxLifetime: config.sessionMaxTtl, grace: config.refreshGrace, cookie: config.refreshCookie }
+        : false,
       rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false
     }
   })
@@ -39,6 +49,8 @@ async function main (): Promise<void> {
   if (config.jwtSecretGenerated) {
     app.log.warn('JWT_SECRET is not set: using a random secret, so tokens die with this process and other instances reject them')
   }
+  // In the background: a Redis that is not up yet must not hold the start.
+  stores.warnings?.().then((warnings) => { for (const warning of warnings) app.log.warn(warning) }, () => {})
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })
   }

@@ -4,9 +4,10 @@
  * requests are in flight (one per hashing slot), so latencies show each failure's own cost rather than
  * time spent queueing. Every kind spreads over many e-mails, so the per-e-mail throttle never answers.
  */
-import { Agent, request } from 'node:http'
+import { Agent } from 'node:http'
 import { summarize, type LatencySummary } from './load.js'
 import { ACTIVE_ACCOUNTS, activeEmail, BENCH_PASSWORD, INACTIVE_ACCOUNTS, inactiveEmail, WRONG_PASSWORD } from './settings.js'
+import { timedPost } from './timed-post.js'
 
 export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount'
 const KINDS: FailureKind[] = ['unknownEmail', 'wrongPassword', 'inactiveAccount']
@@ -17,19 +18,6 @@ export interface EnumerationResult {
   byKind: Record<FailureKind, LatencySummary>
   /** (slowest median − fastest median) / fastest median. */
   medianSpread: number
-}
-
-function post (agent: Agent, url: URL, body: string): Promise<{ status: number, ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume()
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }) })
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
 }
 
 export async function probeEnumeration (baseUrl: string, { workers = 2, durationSeconds = 6, runId = String(Date.now()) } = {}): Promise<EnumerationResult> {
@@ -52,7 +40,7 @@ export async function probeEnumeration (baseUrl: string, { workers = 2, duration
     await Promise.all(Array.from({ length: workers }, async (_, worker) => {
       for (let i = worker; performance.now() < end; i++) {
         const kind = KINDS[i % KINDS.length]!
-        const { status, ms } = await post(agent, url, bodyOf[kind]())
+        const { status, ms } = await timedPost(agent, url, bodyOf[kind]())
         statuses[status] = (statuses[status] ?? 0) + 1
         if (status === 401) samples[kind].push(ms)
       }

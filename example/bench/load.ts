@@ -5,6 +5,7 @@
  */
 import autocannon from 'autocannon'
 import { cpuJiffies, cpuTimeOf } from './child.js'
+import type { RoundTrips } from './round-trips.js'
 
 export interface LoadOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:1234 */
@@ -13,6 +14,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST'
   connections: number
   durationSeconds: number
+  /** Stop after this many requests instead of after `durationSeconds` (runs that spend one token per request). */
+  amount?: number
   /** Headers of every request. */
   headers?: Record<string, string>
   /** Extra headers per connection (called once for each connection, in order). */
@@ -25,6 +28,8 @@ export interface LoadOptions {
   serverPid?: number
   /** Keep every latency (by status) in `samples`, to pool several runs with `merge`. */
   keepSamples?: boolean
+  /** With BENCH_PROFILE_DIR set, the server records a CPU profile of this run under this name (example/bench/profiler.ts). */
+  profile?: string
 }
 
 export interface LatencySummary {
@@ -59,6 +64,8 @@ export interface LoadResult {
   machineIdleShare?: number
   /** Every latency by status, with `keepSamples` (left out of the JSON). */
   samples?: Map<number, number[]>
+  /** Store round trips per response, when counted (round-trips.ts). */
+  roundTrips?: RoundTrips
 }
 
 export function summarize (samples: number[]): LatencySummary {
@@ -68,8 +75,25 @@ export function summarize (samples: number[]): LatencySummary {
   return { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1]! }
 }
 
+const profiling = process.env.BENCH_PROFILE_DIR !== undefined && process.env.BENCH_PROFILE_DIR !== ''
+
+async function profiler (url: string, action: 'start' | 'stop', name: string): Promise<void> {
+  const response = await fetch(`${url}/bench/profile/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+  if (!response.ok) throw new Error(`profiler ${action}: ${response.status} ${await response.text()}`)
+}
+
 export async function load (options: LoadOptions): Promise<LoadResult> {
-  const { url, path, method = 'GET', connections, durationSeconds, headers = {}, connectionHeaders, requestHeaders, connectionRequests, serverPid, keepSamples = false } = options
+  if (!profiling || options.profile === undefined) return await measure(options)
+  await profiler(options.url, 'start', options.profile)
+  try {
+    return await measure(options)
+  } finally {
+    await profiler(options.url, 'stop', options.profile)
+  }
+}
+
+async function measure (options: LoadOptions): Promise<LoadResult> {
+  const { url, path, method = 'GET', connections, durationSeconds, amount, headers = {}, connectionHeaders, requestHeaders, connectionRequests, serverPid, keepSamples = false } = options
   const request: autocannon.Request = { method, path, headers }
   if (requestHeaders !== undefined) request.setupRequest = (built) => ({ ...built, headers: { ...built.headers, ...requestHeaders() } })
   let connection = 0
@@ -87,22 +111,26 @@ export async function load (options: LoadOptions): Promise<LoadResult> {
   const ownBefore = process.cpuUsage()
   const machineBefore = cpuJiffies()
   const started = performance.now()
+  let lastResponseAt = started
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url,
       connections,
       duration: durationSeconds,
+      ...(amount === undefined ? {} : { amount }),
       requests: [request],
       setupClient,
       timeout: 30
     }, (err, done) => { if (err !== null && err !== undefined) reject(err); else resolve(done) })
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      lastResponseAt = performance.now()
       let samples = byStatus.get(statusCode)
       if (samples === undefined) byStatus.set(statusCode, samples = [])
       samples.push(responseTime)
     })
   })
-  const elapsedSeconds = (performance.now() - started) / 1000
+  // autocannon reports a run that stops after `amount` requests only at its next one-second tick.
+  const elapsedSeconds = ((amount === undefined ? performance.now() : lastResponseAt) - started) / 1000
   const cpuAfter = serverPid === undefined ? undefined : cpuTimeOf(serverPid)
   const loopAfter = serverPid === undefined ? undefined : cpuTimeOf(serverPid, true)
   const own = process.cpuUsage(ownBefore)

@@ -40,7 +40,7 @@ export async function paced ({ url, path, ratePerSecond, durationSeconds, header
       req.end()
     })
     pending.add(done)
-    void done.then(() => pending.delete(done))
+    done.then(() => pending.delete(done), () => {}) // `done` never rejects: errors resolve it
   }
 
   const interval = 1000 / ratePerSecond

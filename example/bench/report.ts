@@ -2,6 +2,7 @@
 import type { CeilingResult } from './ceiling.js'
 import type { EnumerationResult } from './enumeration.js'
 import type { LoadResult } from './load.js'
+import { total } from './round-trips.js'
 import type { MixedResult } from './scenarios.js'
 import type { Profile } from './settings.js'
 
@@ -13,6 +14,24 @@ export interface CeilingSummary {
 
 type Rounds = LoadResult & { rounds: LoadResult[] }
 
+/** GET /open, /plain and /me on one server, interleaved: the median round of each, and every round. */
+export interface RouteSet {
+  /** What the server's stores run on. */
+  stores: string
+  open: LoadResult
+  plain: LoadResult
+  me: LoadResult
+  rounds: Record<string, LoadResult[]>
+}
+
+/** The plugin's Logout and the hand-written one, interleaved: the median round of each, and every round. */
+export interface LogoutPair {
+  stores: string
+  plugin: LoadResult
+  hand: LoadResult
+  rounds: { plugin: LoadResult[], hand: LoadResult[] }
+}
+
 export interface BenchResults {
   runId: string
   date: string
@@ -22,11 +41,13 @@ export interface BenchResults {
   notes: string[]
   ceiling?: CeilingSummary
   login?: { defaults: Rounds, tuned: Rounds, hand: Rounds }
-  routes?: { open: LoadResult, plain: LoadResult, me: LoadResult, rounds: Record<string, LoadResult[]> }
+  routes?: { memory?: RouteSet, redis?: RouteSet, postgres?: RouteSet }
   mixed?: Record<Profile['name'], MixedResult>
-  logout?: { memory: LoadResult, redis?: LoadResult }
+  logout?: { memory?: LogoutPair, redis?: LogoutPair }
+  refresh?: { memory?: Rounds & { stores: string }, redis?: Rounds & { stores: string } }
   enumeration?: EnumerationResult
-  redis?: { plain: LoadResult, me: LoadResult, rounds: Record<string, LoadResult[]> }
+  /** GET /me at the mixed rate during a login flood far beyond argon2's rate. */
+  floodProbe?: { connections: number, me: LoadResult, flood: LoadResult }
   overload?: LoadResult & { idleRss?: number, peakRss?: number, serverCpuMs?: number, stats: unknown }
   serverStats?: unknown
   /** Share of all CPUs busy with other processes, sampled while the bench was idle. */
@@ -37,8 +58,11 @@ export interface BenchResults {
   totalSeconds?: number
 }
 
+export type TargetId = 'login-defaults' | 'login-tuned' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' |
+  'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'enumeration'
+
 export interface Target {
-  id: 'login-defaults' | 'login-tuned' | 'me' | 'mixed-defaults' | 'mixed-tuned' | 'overload' | 'enumeration'
+  id: TargetId
   name: string
   value: number
   target: string
@@ -46,19 +70,38 @@ export interface Target {
 }
 
 const LOGIN_STATUSES = new Set(['200', '401', '429', '503'])
+/** The overload scenario's memory bound, in bytes (200 MB). */
+export const OVERLOAD_RSS_LIMIT = 200e6
+/** Round trips counted by the server include the few requests still in flight when a run stops. */
+const ONE = 1.01
 
 /** The issue's targets, from the measured numbers. */
 export function checkTargets (r: BenchResults): Target[] {
   const targets: Target[] = []
+  const ratio = (id: TargetId, name: string, value: number, min: number): void => {
+    targets.push({ id, name, value, target: `≥ ${min.toFixed(2)}`, met: value >= min })
+  }
   if (r.ceiling !== undefined && r.login !== undefined) {
     for (const profile of ['defaults', 'tuned'] as const) {
-      const value = r.login[profile].okPerSecond / r.ceiling.perSecond
-      targets.push({ id: `login-${profile}`, name: `Login / argon2 ceiling (${profile})`, value, target: '≥ 0.95', met: value >= 0.95 })
+      ratio(`login-${profile}`, `Login / argon2 ceiling (${profile})`, r.login[profile].okPerSecond / r.ceiling.perSecond, 0.95)
     }
   }
-  if (r.routes !== undefined) {
-    const value = r.routes.me.okPerSecond / r.routes.plain.okPerSecond
-    targets.push({ id: 'me', name: 'GET /me (authenticate) / GET /plain (jwtVerify)', value, target: '≥ 0.90', met: value >= 0.9 })
+  const { memory, redis, postgres } = r.routes ?? {}
+  if (memory !== undefined) ratio('me-memory', 'GET /me / GET /plain, memory stores', memory.me.okPerSecond / memory.plain.okPerSecond, 1)
+  if (redis !== undefined) ratio('me-redis', 'GET /me / GET /plain, sessions in Redis', redis.me.okPerSecond / redis.plain.okPerSecond, 0.9)
+  if (postgres?.me.roundTrips !== undefined) {
+    const statements = total(postgres.me.roundTrips.postgres)
+    const commands = total(postgres.me.roundTrips.redis)
+    targets.push({
+      id: 'round-trips',
+      name: 'GET /me, PostgreSQL accounts + Redis sessions: statements and Redis commands per request',
+      value: Math.max(statements, commands),
+      target: '≤ 1 each',
+      met: statements <= ONE && commands <= ONE
+    })
+  }
+  if (r.logout?.memory !== undefined) {
+    ratio('logout', 'Logout / hand-written logout, memory stores', r.logout.memory.plugin.okPerSecond / r.logout.memory.hand.okPerSecond, 0.9)
   }
   if (r.mixed !== undefined) {
     for (const profile of ['defaults', 'tuned'] as const) {
@@ -71,6 +114,9 @@ export function checkTargets (r: BenchResults): Target[] {
     const met = shed > 0 && Object.keys(r.overload.statuses).every(status => LOGIN_STATUSES.has(status)) &&
       r.overload.errors === 0 && r.overload.timeouts === 0
     targets.push({ id: 'overload', name: 'Overload shed with 503 (only 200/401/429/503, no errors)', value: shed / r.overload.responses, target: '503s, no other 5xx', met })
+    if (r.overload.peakRss !== undefined) {
+      targets.push({ id: 'overload-rss', name: 'Overload: peak RSS', value: r.overload.peakRss, target: '≤ 200 MB', met: r.overload.peakRss <= OVERLOAD_RSS_LIMIT })
+    }
   }
   if (r.enumeration !== undefined) {
     const value = r.enumeration.medianSpread
@@ -83,9 +129,28 @@ const count = (n: number): string => Math.round(n).toLocaleString('en-US')
 const rate = (n: number): string => n >= 1000 ? count(n) : n.toFixed(1)
 const ms = (n: number | undefined): string => n === undefined || Number.isNaN(n) ? '–' : n >= 100 ? `${n.toFixed(0)} ms` : n >= 10 ? `${n.toFixed(1)} ms` : `${n.toFixed(2)} ms`
 const times = (n: number): string => `${n.toFixed(2)} ×`
-const mib = (bytes: number | undefined): string => bytes === undefined ? '–' : `${(bytes / 2 ** 20).toFixed(0)} MiB`
+const mb = (bytes: number | undefined): string => bytes === undefined ? '–' : `${(bytes / 1e6).toFixed(0)} MB`
 const cpu = (r: LoadResult): string => r.serverCpuMicrosPerResponse === undefined ? '–' : `${r.serverCpuMicrosPerResponse.toFixed(0)} µs`
 const verdict = (t: Target | undefined): string => t === undefined ? '' : t.met ? 'yes' : '**no**'
+
+/** `fastify_password_auth_byId_1x2y3z` → `byId`. */
+const statementName = (name: string): string => name.replace(/^fastify_password_auth_/, '').replace(/_[0-9a-z]+$/, '')
+
+/** Store round trips per request: PostgreSQL statements and Redis commands by name, and what Redis itself counted. */
+export function roundTripCell (r: LoadResult): string {
+  const trips = r.roundTrips
+  if (trips === undefined) return ''
+  const parts: string[] = []
+  const list = (counts: Record<string, number>, name: (s: string) => string = (s) => s): string =>
+    Object.entries(counts).filter(([, n]) => n >= 0.005).map(([k, n]) => `${name(k)} ${n.toFixed(2)}`).join(', ')
+  // Below 0.005: requests of the previous run still in flight when this one started.
+  if (total(trips.postgres) >= 0.005) parts.push(`PostgreSQL ${total(trips.postgres).toFixed(2)} (${list(trips.postgres, statementName)})`)
+  if (total(trips.redis) >= 0.005) {
+    const seen = trips.redisServer === undefined ? '' : `; Redis counted ${total(trips.redisServer).toFixed(2)}`
+    parts.push(`Redis ${total(trips.redis).toFixed(2)} (${list(trips.redis)}${seen})`)
+  }
+  return parts.length === 0 ? 'none' : parts.join(' + ')
+}
 
 /** Statuses other than `expected`, errors and timeouts: '0' when there are none. */
 function unexpected (r: LoadResult, expected: string): string {
@@ -97,78 +162,108 @@ function unexpected (r: LoadResult, expected: string): string {
 
 export function renderTable (r: BenchResults): string {
   const targets = r.targets ?? checkTargets(r)
-  const target = (id: Target['id']): Target | undefined => targets.find(t => t.id === id)
+  const target = (id: TargetId): Target | undefined => targets.find(t => t.id === id)
   const rows: string[][] = []
-  const row = (...cells: string[]): void => { rows.push(cells) }
+  const row = (scenario: string, result: LoadResult | undefined, cells: { throughput?: string, ratio?: string, target?: TargetId, expected?: string, p50?: string, p99?: string } = {}): void => {
+    const t = cells.target === undefined ? undefined : target(cells.target)
+    rows.push([
+      scenario,
+      cells.throughput ?? (result === undefined ? '' : `${rate(result.perSecond)} /s`),
+      cells.p50 ?? ms(result?.latency.p50),
+      cells.p99 ?? ms(result?.latency.p99),
+      cells.ratio ?? '',
+      t === undefined ? '' : `${t.target}${t.id.startsWith('me') || t.id.startsWith('login') || t.id === 'logout' ? ' ×' : ''}`,
+      verdict(t),
+      result === undefined ? '' : cpu(result),
+      result === undefined ? '' : roundTripCell(result),
+      result === undefined ? '' : unexpected(result, cells.expected ?? '200')
+    ])
+  }
   const { defaults, tuned } = r.profiles
 
   if (r.ceiling !== undefined && r.login !== undefined) {
     const limit = r.ceiling
-    row(`argon2 ceiling: raw verify, ${defaults.hashConcurrency} at once, UV_THREADPOOL_SIZE=${defaults.threadPoolSize}, no HTTP`,
-      `${rate(limit.perSecond)} /s (${limit.runs.map(run => rate(run.perSecond)).join(', ')})`, '', '', '1.00 ×', '', '', '', '')
+    rows.push([`argon2 ceiling: raw verify, ${defaults.hashConcurrency} at once, UV_THREADPOOL_SIZE=${defaults.threadPoolSize}, no HTTP`,
+      `${rate(limit.perSecond)} /s (${limit.runs.map(run => rate(run.perSecond)).join(', ')})`, '', '', '1.00 ×', '', '', '', '', ''])
     for (const profile of [defaults, tuned]) {
       const login = r.login[profile.name]
       const ok = login.byStatus['200']
-      const t = target(`login-${profile.name}`)
-      row(`POST /Auth/Login, ${profile.name} (${profile.description})`, `${rate(login.okPerSecond)} /s`, ms(ok?.p50), ms(ok?.p99),
-        `${times(t?.value ?? NaN)} ceiling`, '≥ 0.95 ×', verdict(t), cpu(login), unexpected(login, '200'))
+      row(`POST /Auth/Login, ${profile.name} (${profile.description})`, login, {
+        throughput: `${rate(login.okPerSecond)} /s`,
+        p50: ms(ok?.p50),
+        p99: ms(ok?.p99),
+        ratio: `${times(login.okPerSecond / limit.perSecond)} ceiling`,
+        target: `login-${profile.name}`
+      })
     }
     const hand = r.login.hand
-    row(`POST /hand/login: written by hand (lookup, argon2 verify, jwt.sign), ${defaults.description}`, `${rate(hand.okPerSecond)} /s`,
-      ms(hand.byStatus['200']?.p50), ms(hand.byStatus['200']?.p99), `${times(hand.okPerSecond / limit.perSecond)} ceiling`, '', '', cpu(hand), unexpected(hand, '200'))
-    row('Plugin Login / hand-written login', '', '', '',
-      `${times(r.login.defaults.okPerSecond / hand.okPerSecond)} defaults, ${times(r.login.tuned.okPerSecond / hand.okPerSecond)} tuned`, '', '', '', '')
+    row(`POST /hand/login: written by hand (lookup, argon2 verify, jwt.sign), ${defaults.description}`, hand, {
+      throughput: `${rate(hand.okPerSecond)} /s`,
+      p50: ms(hand.byStatus['200']?.p50),
+      p99: ms(hand.byStatus['200']?.p99),
+      ratio: `${times(hand.okPerSecond / limit.perSecond)} ceiling`
+    })
+    rows.push(['Plugin Login / hand-written login', '', '', '',
+      `${times(r.login.defaults.okPerSecond / hand.okPerSecond)} defaults, ${times(r.login.tuned.okPerSecond / hand.okPerSecond)} tuned`, '', '', '', '', ''])
   }
-  if (r.routes !== undefined) {
-    const { open, plain, me } = r.routes
-    row('GET /open: no auth', `${rate(open.perSecond)} /s`, ms(open.latency.p50), ms(open.latency.p99), '', '', '', cpu(open), unexpected(open, '200'))
-    row('GET /plain: `await request.jwtVerify()` only', `${rate(plain.perSecond)} /s`, ms(plain.latency.p50), ms(plain.latency.p99),
-      `${times(plain.okPerSecond / open.okPerSecond)} /open`, '', '', cpu(plain), unexpected(plain, '200'))
-    const t = target('me')
-    row('GET /me: `authenticate`, memory stores', `${rate(me.perSecond)} /s`, ms(me.latency.p50), ms(me.latency.p99),
-      `${times(t?.value ?? NaN)} /plain`, '≥ 0.90 ×', verdict(t), cpu(me), unexpected(me, '200'))
+  const routeRows = (set: RouteSet | undefined, id: TargetId | undefined, label: string): void => {
+    if (set === undefined) return
+    row(`GET /open: no auth (${label})`, set.open)
+    row(`GET /plain: \`request.jwtVerify()\` + revoked-jti Set, by hand (${label})`, set.plain, { ratio: `${times(set.plain.okPerSecond / set.open.okPerSecond)} /open` })
+    row(`GET /me: \`authenticate\`, ${set.stores}`, set.me, { ratio: `${times(set.me.okPerSecond / set.plain.okPerSecond)} /plain`, target: id })
   }
-  if (r.redis !== undefined) {
-    const { plain, me } = r.redis
-    row('GET /plain, on the Redis server', `${rate(plain.perSecond)} /s`, ms(plain.latency.p50), ms(plain.latency.p99), '', '', '', cpu(plain), unexpected(plain, '200'))
-    row('GET /me: `authenticate`, revocations in Redis', `${rate(me.perSecond)} /s`, ms(me.latency.p50), ms(me.latency.p99),
-      `${times(me.okPerSecond / plain.okPerSecond)} /plain`, '', '', cpu(me), unexpected(me, '200'))
-  }
+  routeRows(r.routes?.memory, 'me-memory', 'memory server')
+  routeRows(r.routes?.redis, 'me-redis', 'Redis server')
+  routeRows(r.routes?.postgres, 'round-trips', 'PostgreSQL + Redis server')
   if (r.mixed !== undefined) {
     for (const profile of [defaults, tuned]) {
       const { unloaded, loaded, flood, unloadedP99, loadedP99 } = r.mixed[profile.name]
       const t = target(`mixed-${profile.name}`)
-      row(`GET /me at ${r.settings.mixedRate} req/s alone, ${profile.name}`, `${rate(unloaded.perSecond)} /s`, ms(unloaded.latency.p50), `${ms(unloadedP99)}*`, '', '', '', '', unexpected(unloaded, '200'))
-      row(`GET /me at ${r.settings.mixedRate} req/s during a login flood (${rate(flood.okPerSecond)} logins/s), ${profile.name}`, `${rate(loaded.perSecond)} /s`,
-        ms(loaded.latency.p50), `${ms(loadedP99)}*`, `${times(t?.value ?? NaN)} p99 alone`, '≤ 2 ×', verdict(t), '', unexpected(loaded, '200'))
+      row(`GET /me at ${r.settings.mixedRate} req/s alone, ${profile.name}`, unloaded, { p99: `${ms(unloadedP99)}*` })
+      row(`GET /me at ${r.settings.mixedRate} req/s during a login flood (${rate(flood.okPerSecond)} logins/s), ${profile.name}`, loaded, {
+        p99: `${ms(loadedP99)}*`, ratio: `${times(t?.value ?? NaN)} p99 alone`, target: `mixed-${profile.name}`
+      })
     }
   }
-  if (r.logout !== undefined) {
-    const { memory, redis } = r.logout
-    row('POST /Auth/Logout, memory stores', `${rate(memory.perSecond)} /s`, ms(memory.latency.p50), ms(memory.latency.p99), '', '', '', cpu(memory), unexpected(memory, '204'))
-    if (redis !== undefined) {
-      row('POST /Auth/Logout, revocations in Redis', `${rate(redis.perSecond)} /s`, ms(redis.latency.p50), ms(redis.latency.p99), '', '', '', cpu(redis), unexpected(redis, '204'))
-    }
+  for (const pair of [r.logout?.memory, r.logout?.redis]) {
+    if (pair === undefined) continue
+    const memory = pair === r.logout?.memory
+    row(`POST /hand/logout: \`request.jwtVerify()\` + jti into a Set, by hand (${memory ? 'memory' : 'Redis'} server)`, pair.hand, { expected: '204' })
+    row(`POST /Auth/Logout, ${pair.stores}`, pair.plugin, {
+      expected: '204', ratio: `${times(pair.plugin.okPerSecond / pair.hand.okPerSecond)} by hand`, target: memory ? 'logout' : undefined
+    })
+  }
+  for (const refresh of [r.refresh?.memory, r.refresh?.redis]) {
+    if (refresh !== undefined) row(`POST /Auth/Refresh, one session per connection, ${refresh.stores}`, refresh)
+  }
+  if (r.floodProbe !== undefined) {
+    const { connections, me, flood } = r.floodProbe
+    row(`GET /me at ${r.settings.mixedRate} req/s during a ${connections}-connection login flood (${rate(flood.okPerSecond)} logins/s, ` +
+      `${((flood.statuses['503'] ?? 0) / Math.max(1, flood.responses) * 100).toFixed(0)} % shed)`, me)
   }
   if (r.overload !== undefined) {
     const o = r.overload
     const t = target('overload')
     const statuses = Object.entries(o.statuses).map(([status, n]) => `${count(n)} × ${status}`).join(', ')
     const problems = [o.errors > 0 ? `${o.errors} errors` : '', o.timeouts > 0 ? `${o.timeouts} timeouts` : ''].filter(Boolean).join(', ')
-    row(`Overload: ${o.connections} concurrent logins, ${defaults.name} (peak RSS ${mib(o.peakRss)}, ${mib(o.idleRss)} before)`,
+    rows.push([`Overload: ${o.connections} concurrent logins, ${defaults.name}`,
       `${rate(o.okPerSecond)} 200/s; ${statuses}`, ms(o.byStatus['200']?.p50), ms(o.byStatus['200']?.p99),
-      `${((t?.value ?? NaN) * 100).toFixed(1)} % shed`, '503, no other 5xx', verdict(t), cpu(o), problems === '' ? '0' : problems)
+      `${((t?.value ?? NaN) * 100).toFixed(1)} % shed`, '503, no other 5xx', verdict(t), cpu(o), '', problems === '' ? '0' : problems])
+    const rss = target('overload-rss')
+    if (rss !== undefined) {
+      rows.push(['Overload: peak RSS of the server', mb(o.peakRss), '', '', `${mb(o.idleRss)} before`, '≤ 200 MB', verdict(rss), '', '', ''])
+    }
   }
   if (r.enumeration !== undefined) {
     const { byKind, statuses } = r.enumeration
     const t = target('enumeration')
     const others = Object.entries(statuses).filter(([status]) => status !== '401').map(([status, n]) => `${n} × ${status}`).join(', ')
-    row(`Login failures, medians: unknown e-mail / wrong password / inactive account (${byKind.unknownEmail.count + byKind.wrongPassword.count + byKind.inactiveAccount.count} interleaved)`,
+    rows.push([`Login failures, medians: unknown e-mail / wrong password / inactive account (${byKind.unknownEmail.count + byKind.wrongPassword.count + byKind.inactiveAccount.count} interleaved)`,
       '', `${ms(byKind.unknownEmail.p50)} / ${ms(byKind.wrongPassword.p50)} / ${ms(byKind.inactiveAccount.p50)}`, '',
-      `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %', verdict(t), '', others === '' ? '0' : others)
+      `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %', verdict(t), '', '', others === '' ? '0' : others])
   }
 
-  const header = ['Scenario', 'Throughput', 'p50', 'p99', 'Ratio', 'Target', 'Met', 'Server CPU / response', 'Unexpected']
+  const header = ['Scenario', 'Throughput', 'p50', 'p99', 'Ratio', 'Target', 'Met', 'Server CPU / response', 'Store round trips / request', 'Unexpected']
   const m = r.machine
   const s = r.settings
   const lines = [

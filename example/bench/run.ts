@@ -1,33 +1,48 @@
 /**
  * `npm run bench`: the plugin against the argon2 ceiling and hand-written baselines, in one run on one
  * machine. Starts every process it measures, sends traffic to 127.0.0.1 only, prints a markdown table
- * and writes the whole result as JSON (BENCH_RESULTS, default ./bench-results.json).
+ * and writes the whole result as JSON. What each row measures: example/bench/README.md.
  *
- * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_THREADPOOL_SIZE (the defaults
- * profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: the
- * Redis rows are skipped), BENCH_RESULTS.
+ * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
+ * sections: login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload; default
+ * all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
+ * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
+ * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
+ * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
  */
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, totalmem } from 'node:os'
 import { resolve } from 'node:path'
+import type { Redis } from 'ioredis'
 import { DEFAULT_ARGON2 } from '../../lib/index.js'
 import type { CeilingResult } from './ceiling.js'
 import { backgroundCpu, cpuJiffies, cpuTimeOf, memoryOf } from './child.js'
 import { probeEnumeration } from './enumeration.js'
 import { load, merge, type LoadResult } from './load.js'
+import { connectPostgres, dropSchema } from './postgres.js'
 import { connectRedis, dropKeys } from './redis.js'
-import { checkTargets, renderTable, type BenchResults, type CeilingSummary } from './report.js'
+import { checkTargets, renderTable, type BenchResults, type CeilingSummary, type LogoutPair, type RouteSet } from './report.js'
+import { RoundTripCounter } from './round-trips.js'
 import {
-  ceiling, expectOk, interleavedRounds, log, LOGIN_CONNECTIONS, loginLoad, loginTokens, logout, median, mixed, MIXED_RATE,
-  ROUTE_CONNECTIONS, startServer, type Server
+  ceiling, expectOk, interleavedRounds, log, LOGIN_CONNECTIONS, loginLoad, loginSessions, logoutRounds, median, meDuringFlood, mixed,
+  MIXED_RATE, refresh, ROUTE_CONNECTIONS, startServer, type Server
 } from './scenarios.js'
-import { ACTIVE_ACCOUNTS, activeId, profiles } from './settings.js'
-import { mintAccessToken } from './tokens.js'
+import { ACTIVE_ACCOUNTS, profiles } from './settings.js'
 
-const seconds = Number(process.env.BENCH_SECONDS) > 0 ? Number(process.env.BENCH_SECONDS) : 4
-const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const env = process.env
+const seconds = Number(env.BENCH_SECONDS) > 0 ? Number(env.BENCH_SECONDS) : 4
+const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
+const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload'] as const
+type Section = typeof SECTIONS[number]
+const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
+for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
+const wanted = (section: Section): boolean => only.length === 0 || only.includes(section)
+/** Connections of the login flood GET /me is probed during (far beyond what argon2 serves). */
+const FLOOD_CONNECTIONS = 100
 const OVERLOAD_CONNECTIONS = 1000
 /** Interleaved repetitions of each comparison. */
 const ROUNDS = 3
@@ -41,8 +56,62 @@ function ceilingSummary (runs: CeilingResult[]): CeilingSummary {
   return { runs, perSecond: verifications / runs.reduce((sum, run) => sum + run.durationMs / 1000, 0) }
 }
 
-async function stopAll (servers: Server[]): Promise<void> {
-  await Promise.all(servers.map(async server => { await server.stop() }))
+async function stats (server: Server): Promise<{ stores: string } & Record<string, unknown>> {
+  return await (await fetch(`${server.url}/bench/stats`)).json() as { stores: string } & Record<string, unknown>
+}
+
+/** GET /open, /plain and /me interleaved on one server, store round trips counted. */
+async function routeSet (server: Server, tokens: string[], counter: RoundTripCounter): Promise<RouteSet> {
+  for (const path of ['/open', '/plain', '/me']) await expectOk(server, path, tokens[0]!)
+  const { stores } = await stats(server)
+  log(`GET /open, /plain, /me (${stores})`)
+  const rounds = await interleavedRounds(server, ['/open', '/plain', '/me'], tokens, ROUNDS, seconds, counter)
+  return { stores, open: median(rounds['/open']!), plain: median(rounds['/plain']!), me: median(rounds['/me']!), rounds }
+}
+
+async function logoutPair (server: Server, counter: RoundTripCounter): Promise<LogoutPair> {
+  const { stores } = await stats(server)
+  log(`logout (${stores})`)
+  const rounds = await logoutRounds(server, ROUNDS, seconds, counter)
+  return { stores, plugin: median(rounds.plugin), hand: median(rounds.hand), rounds }
+}
+
+async function refreshRounds (server: Server, counter: RoundTripCounter): Promise<LoadResult & { rounds: LoadResult[], stores: string }> {
+  const { stores } = await stats(server)
+  log(`refresh (${stores})`)
+  // Sessions of their own (accounts 300 …), so the GET routes' tokens stay valid.
+  const refreshTokens = (await loginSessions(server, ROUTE_CONNECTIONS, 300)).map(({ refreshToken }) => refreshToken)
+  await refresh(server, refreshTokens, 1)
+  const rounds: LoadResult[] = []
+  for (let round = 1; round <= ROUNDS; round++) rounds.push(await refresh(server, refreshTokens, seconds, round, counter))
+  return { ...median(rounds), rounds, stores }
+}
+
+/** The server with sessions in Redis (and accounts in `accounts`): its GET routes, Logout and Refresh. */
+async function redisServer (results: BenchResults, redis: Redis, accounts: 'memory' | 'postgres'): Promise<void> {
+  const prefix = `fastify-password-auth-bench:${runId}:${accounts}:`
+  const schema = `fpa_bench_${runId.replace(/\W/g, '_')}`
+  const server = await startServer(defaults, {
+    BENCH_SESSIONS: 'redis',
+    BENCH_REDIS_URL: redisUrl,
+    BENCH_REDIS_PREFIX: prefix,
+    BENCH_ACCOUNTS: accounts,
+    BENCH_DATABASE_URL: databaseUrl,
+    BENCH_PG_SCHEMA: schema,
+    BENCH_PG_POOL: String(pgPoolSize)
+  }, accounts === 'memory' ? 'redis' : 'postgres')
+  const counter = new RoundTripCounter(server.url, redis)
+  try {
+    const tokens = (await loginSessions(server, ROUTE_CONNECTIONS)).map(({ accessToken }) => accessToken)
+    results.routes = { ...results.routes, [accounts === 'memory' ? 'redis' : 'postgres']: await routeSet(server, tokens, counter) }
+    if (accounts === 'memory') {
+      if (wanted('refresh')) results.refresh = { ...results.refresh, redis: await refreshRounds(server, counter) }
+      if (wanted('logout')) results.logout = { ...results.logout, redis: await logoutPair(server, counter) }
+    }
+  } finally {
+    await server.stop()
+    log(`dropped this run's ${await dropKeys(redis, prefix)} Redis keys`)
+  }
 }
 
 async function main (): Promise<void> {
@@ -60,12 +129,15 @@ async function main (): Promise<void> {
     settings: {
       secondsPerRun: seconds,
       rounds: ROUNDS,
+      sections: only.length === 0 ? [...SECTIONS] : only,
       argon2: { ...DEFAULT_ARGON2 },
       accounts: ACTIVE_ACCOUNTS,
       routeConnections: ROUTE_CONNECTIONS,
       loginConnections: LOGIN_CONNECTIONS,
       mixedRate: MIXED_RATE,
-      overloadConnections: OVERLOAD_CONNECTIONS
+      floodConnections: FLOOD_CONNECTIONS,
+      overloadConnections: OVERLOAD_CONNECTIONS,
+      pgPoolSize
     },
     profiles: { defaults, tuned },
     notes: []
@@ -81,97 +153,110 @@ async function main (): Promise<void> {
   await sampleBackground()
 
   // Both profiles' servers run side by side; the idle one costs nothing.
-  const server = await startServer(defaults)
-  const tunedServer = await startServer(tuned)
+  const server = await startServer(defaults, {}, 'memory')
+  const tunedServer = await startServer(tuned, {}, 'tuned')
   try {
-    // 1. The argon2 ceiling, each profile's Login and the hand-written login, alternating in rounds, so
-    //    that drift and other processes hit them alike. The profiles share their pool and concurrency, so
-    //    one ceiling serves both.
-    log('login warm-up')
-    for (const [target, path] of [[server, '/Auth/Login'], [tunedServer, '/Auth/Login'], [server, '/hand/login']] as const) {
-      await load(loginLoad(target, LOGIN_CONNECTIONS, 1.5, path))
-    }
-    await sampleBackground()
-    const rounds = { ceiling: [] as CeilingResult[], defaults: [] as LoadResult[], tuned: [] as LoadResult[], hand: [] as LoadResult[] }
-    for (let round = 1; round <= ROUNDS; round++) {
-      rounds.ceiling.push(await ceiling(defaults, seconds))
-      rounds.defaults.push(await load(loginLoad(server, LOGIN_CONNECTIONS, seconds)))
-      rounds.tuned.push(await load(loginLoad(tunedServer, LOGIN_CONNECTIONS, seconds)))
-      rounds.hand.push(await load(loginLoad(server, LOGIN_CONNECTIONS, seconds, '/hand/login')))
-      const rate = (list: Array<{ perSecond?: number, okPerSecond?: number }>): string => (list.at(-1)!.okPerSecond ?? list.at(-1)!.perSecond!).toFixed(1)
-      log(`round ${round}: ceiling ${rate(rounds.ceiling)}/s, login ${rate(rounds.defaults)}/s, tuned login ${rate(rounds.tuned)}/s, ` +
-        `hand-written login ${rate(rounds.hand)}/s`)
-    }
-    results.ceiling = ceilingSummary(rounds.ceiling)
-    results.login = {
-      defaults: { ...merge(rounds.defaults), rounds: rounds.defaults },
-      tuned: { ...merge(rounds.tuned), rounds: rounds.tuned },
-      hand: { ...merge(rounds.hand), rounds: rounds.hand }
+    if (wanted('login')) {
+      // 1. The argon2 ceiling, each profile's Login and the hand-written login, alternating in rounds, so
+      //    that drift and other processes hit them alike. The profiles share their pool and concurrency, so
+      //    one ceiling serves both.
+      log('login warm-up')
+      for (const [target, path] of [[server, '/Auth/Login'], [tunedServer, '/Auth/Login'], [server, '/hand/login']] as const) {
+        await load(loginLoad(target, LOGIN_CONNECTIONS, 1.5, path))
+      }
+      await sampleBackground()
+      const rounds = { ceiling: [] as CeilingResult[], defaults: [] as LoadResult[], tuned: [] as LoadResult[], hand: [] as LoadResult[] }
+      for (let round = 1; round <= ROUNDS; round++) {
+        rounds.ceiling.push(await ceiling(defaults, seconds))
+        rounds.defaults.push(await load(loginLoad(server, LOGIN_CONNECTIONS, seconds)))
+        rounds.tuned.push(await load(loginLoad(tunedServer, LOGIN_CONNECTIONS, seconds)))
+        rounds.hand.push(await load(loginLoad(server, LOGIN_CONNECTIONS, seconds, '/hand/login')))
+        const rate = (list: Array<{ perSecond?: number, okPerSecond?: number }>): string => (list.at(-1)!.okPerSecond ?? list.at(-1)!.perSecond!).toFixed(1)
+        log(`round ${round}: ceiling ${rate(rounds.ceiling)}/s, login ${rate(rounds.defaults)}/s, tuned login ${rate(rounds.tuned)}/s, ` +
+          `hand-written login ${rate(rounds.hand)}/s`)
+      }
+      results.ceiling = ceilingSummary(rounds.ceiling)
+      results.login = {
+        defaults: { ...merge(rounds.defaults), rounds: rounds.defaults },
+        tuned: { ...merge(rounds.tuned), rounds: rounds.tuned },
+        hand: { ...merge(rounds.hand), rounds: rounds.hand }
+      }
     }
 
-    // 2. GET routes: no auth, jwtVerify only, authenticate.
-    const tokens = await loginTokens(server, ROUTE_CONNECTIONS)
-    for (const path of ['/open', '/plain', '/me']) await expectOk(server, path, tokens[0]!)
-    await expectOk(server, '/me', mintAccessToken(activeId(1)))
-    log('GET /open, /plain, /me (memory stores)')
-    const routeRounds = await interleavedRounds(server, ['/open', '/plain', '/me'], tokens, ROUNDS, seconds)
-    results.routes = { open: median(routeRounds['/open']!), plain: median(routeRounds['/plain']!), me: median(routeRounds['/me']!), rounds: routeRounds }
-
-    // 3. Mixed: /me at a steady rate, alone and during a login flood, for each profile.
-    log('mixed (defaults)')
-    const mixedDefaults = await mixed(server, tokens, MIXED_ROUNDS, MIXED_SECONDS)
-    log('mixed (tuned)')
-    const mixedTuned = await mixed(tunedServer, await loginTokens(tunedServer, 8), MIXED_ROUNDS, MIXED_SECONDS)
-    results.mixed = { defaults: mixedDefaults, tuned: mixedTuned }
-
-    // 4. Logout, 5. enumeration.
-    log('logout (memory)')
-    results.logout = { memory: await logout(server, results.routes.me.perSecond, seconds) }
-    log('enumeration')
-    results.enumeration = await probeEnumeration(server.url, { workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
-    results.serverStats = await (await fetch(`${server.url}/bench/stats`)).json()
+    // 2. GET routes on memory stores; 3. mixed; 4. Refresh; 5. enumeration; 6. /me during a flood; 7. Logout.
+    const tokens = (await loginSessions(server, ROUTE_CONNECTIONS)).map(({ accessToken }) => accessToken)
+    const counter = new RoundTripCounter(server.url)
+    if (wanted('memory')) results.routes = { memory: await routeSet(server, tokens, counter) }
+    if (wanted('mixed')) {
+      log('mixed (defaults)')
+      const mixedDefaults = await mixed(server, tokens, MIXED_ROUNDS, MIXED_SECONDS)
+      log('mixed (tuned)')
+      const mixedTuned = await mixed(tunedServer, (await loginSessions(tunedServer, 8)).map(({ accessToken }) => accessToken), MIXED_ROUNDS, MIXED_SECONDS)
+      results.mixed = { defaults: mixedDefaults, tuned: mixedTuned }
+    }
+    if (wanted('refresh')) results.refresh = { memory: await refreshRounds(server, counter) }
+    if (wanted('enumeration')) {
+      log('enumeration')
+      results.enumeration = await probeEnumeration(server.url, { workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
+    }
+    if (wanted('flood')) {
+      log(`GET /me during a ${FLOOD_CONNECTIONS}-connection login flood`)
+      results.floodProbe = { connections: FLOOD_CONNECTIONS, ...await meDuringFlood(server, tokens, FLOOD_CONNECTIONS, seconds) }
+    }
+    results.serverStats = await stats(server)
+    // Last on this server: every logout spends a session the bench created, and the memory store keeps
+    // them (as tombstones) in the heap every later row would carry.
+    if (wanted('logout')) results.logout = { memory: await logoutPair(server, counter) }
   } finally {
-    await stopAll([server, tunedServer])
+    await Promise.all([server.stop(), tunedServer.stop()])
   }
 
-  // 6. GET /me and Logout with revocations in Redis.
-  const redis = await connectRedis(redisUrl)
-  if (redis === undefined) {
-    results.notes.push(`Redis at ${redisUrl} is not reachable: the Redis rows were skipped.`)
-    log(results.notes.at(-1)!)
-  } else {
-    const prefix = `fastify-password-auth-bench:${runId}:revoked:`
-    const redisServer = await startServer(defaults, { BENCH_REVOCATIONS: 'redis', BENCH_REDIS_URL: redisUrl, BENCH_REDIS_PREFIX: prefix })
+  // 8. Sessions in Redis; 9. accounts in PostgreSQL and sessions in Redis (the README's production wiring).
+  if (wanted('redis') || wanted('postgres')) {
+    const redis = await connectRedis(redisUrl)
+    if (redis === undefined) {
+      results.notes.push(`Redis at ${redisUrl} is not reachable: the Redis and PostgreSQL rows were skipped.`)
+      log(results.notes.at(-1)!)
+    } else {
+      try {
+        if (wanted('redis')) await redisServer(results, redis, 'memory')
+        if (wanted('postgres')) {
+          const pg = await connectPostgres(databaseUrl)
+          if (pg === undefined) {
+            results.notes.push(`PostgreSQL at ${databaseUrl} is not reachable: the PostgreSQL rows were skipped.`)
+            log(results.notes.at(-1)!)
+          } else {
+            try {
+              await redisServer(results, redis, 'postgres')
+            } finally {
+              await dropSchema(pg, `fpa_bench_${runId.replace(/\W/g, '_')}`)
+              await pg.end()
+            }
+          }
+        }
+      } finally {
+        redis.disconnect()
+      }
+    }
+  }
+
+  // 10. Overload: a fresh server, so its peak RSS is this scenario's.
+  if (wanted('overload')) {
+    const overloaded = await startServer(defaults, {}, 'overload')
     try {
-      const tokens = await loginTokens(redisServer, ROUTE_CONNECTIONS)
-      await expectOk(redisServer, '/me', tokens[0]!)
-      log('GET /plain, /me (Redis revocations)')
-      const rounds = await interleavedRounds(redisServer, ['/plain', '/me'], tokens, ROUNDS, seconds)
-      results.redis = { plain: median(rounds['/plain']!), me: median(rounds['/me']!), rounds }
-      log('logout (Redis)')
-      results.logout!.redis = await logout(redisServer, results.redis.me.perSecond, seconds)
+      const idle = memoryOf(overloaded.pid)
+      log(`overload: ${OVERLOAD_CONNECTIONS} concurrent logins`)
+      const result = await load(loginLoad(overloaded, OVERLOAD_CONNECTIONS, seconds * 1.5))
+      results.overload = {
+        ...result,
+        idleRss: idle.rss,
+        peakRss: memoryOf(overloaded.pid).peakRss,
+        serverCpuMs: cpuTimeOf(overloaded.pid),
+        stats: await stats(overloaded)
+      }
     } finally {
-      await redisServer.stop()
-      log(`dropped this run's ${await dropKeys(redis, prefix)} Redis keys`)
-      redis.disconnect()
+      await overloaded.stop()
     }
-  }
-
-  // 7. Overload: a fresh server, so its peak RSS is this scenario's.
-  const overloaded = await startServer(defaults)
-  try {
-    const idle = memoryOf(overloaded.pid)
-    log(`overload: ${OVERLOAD_CONNECTIONS} concurrent logins`)
-    const result = await load(loginLoad(overloaded, OVERLOAD_CONNECTIONS, seconds * 1.5))
-    results.overload = {
-      ...result,
-      idleRss: idle.rss,
-      peakRss: memoryOf(overloaded.pid).peakRss,
-      serverCpuMs: cpuTimeOf(overloaded.pid),
-      stats: await (await fetch(`${overloaded.url}/bench/stats`)).json()
-    }
-  } finally {
-    await overloaded.stop()
   }
 
   await sampleBackground()
@@ -189,7 +274,7 @@ async function main (): Promise<void> {
   }
   results.targets = checkTargets(results)
   results.totalSeconds = (Date.now() - started) / 1000
-  const file = resolve(process.env.BENCH_RESULTS ?? 'bench-results.json')
+  const file = resolve(env.BENCH_RESULTS ?? 'bench-results.json')
   await writeFile(file, JSON.stringify(results, null, 2) + '\n')
   console.log(renderTable(results))
   console.log(`\nJSON: ${file} (${results.totalSeconds.toFixed(0)} s in all)`)

@@ -7,6 +7,7 @@ import type { CeilingResult } from './ceiling.js'
 import { runChild, startChild, type Child } from './child.js'
 import { load, merge, type LoadOptions, type LoadResult } from './load.js'
 import { paced } from './paced.js'
+import type { RoundTripCounter } from './round-trips.js'
 import { ACTIVE_ACCOUNTS, activeEmail, activeId, BENCH_PASSWORD, type Profile } from './settings.js'
 import { mintAccessToken } from './tokens.js'
 
@@ -25,15 +26,21 @@ export function log (message: string): void {
 }
 
 export interface Server extends Child {
+  /** Names its CPU profiles (BENCH_PROFILE_DIR). */
+  name: string
   url: string
   pid: number
 }
 
 /** The server under test, as a child process with `profile`'s environment (and `env`). */
-export async function startServer (profile: Profile, env: Record<string, string> = {}): Promise<Server> {
+export async function startServer (profile: Profile, env: Record<string, string> = {}, name: string = profile.name): Promise<Server> {
   const child = await startChild(SERVER_SCRIPT, { NODE_ENV: 'production', ...profile.env, ...env }, /bench server listening on (http:\/\/\S+)/)
-  return { ...child, url: child.match[1]!, pid: child.process.pid! }
+  return { ...child, name, url: child.match[1]!, pid: child.process.pid! }
 }
+
+/** A profile name for a measured run: server, route, round. */
+const profileName = (server: Server, path: string, round?: number): string =>
+  `${server.name}${path.replaceAll('/', '-')}${round === undefined ? '' : `-${round}`}`
 
 /** Raw argon2 verifications in a process of their own, with `profile`'s pool and as many at once as its server. */
 export async function ceiling (profile: Profile, seconds: number): Promise<CeilingResult> {
@@ -66,22 +73,26 @@ export function loginLoad (server: Server, connections: number, durationSeconds:
   }
 }
 
-/** Real tokens from real logins (accounts 100 …), for the GET routes. */
-export async function loginTokens (server: Server, count: number): Promise<string[]> {
-  const tokens: string[] = []
+/** Real tokens from real logins (accounts 100 …): access tokens for the GET routes, refresh tokens for Refresh. */
+export async function loginSessions (server: Server, count: number, firstAccount = 100): Promise<Array<{ accessToken: string, refreshToken: string }>> {
+  const sessions: Array<{ accessToken: string, refreshToken: string }> = []
   for (let i = 0; i < count; i += 4) {
     const batch = await Promise.all([0, 1, 2, 3].map(async (j) => {
       const response = await fetch(`${server.url}/Auth/Login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: activeEmail(100 + i + j), password: BENCH_PASSWORD })
+        body: JSON.stringify({ email: activeEmail(firstAccount + i + j), password: BENCH_PASSWORD })
       })
       if (response.status !== 200) throw new Error(`login for the token set failed: ${response.status} ${await response.text()}`)
-      return (await response.json() as { accessToken: string }).accessToken
+      return await response.json() as { accessToken: string, refreshToken: string }
     }))
-    tokens.push(...batch)
+    sessions.push(...batch)
   }
-  return tokens
+  return sessions
+}
+
+export async function loginTokens (server: Server, count: number): Promise<string[]> {
+  return (await loginSessions(server, count)).map(({ accessToken }) => accessToken)
 }
 
 export async function expectOk (server: Server, path: string, token: string): Promise<void> {
@@ -90,8 +101,9 @@ export async function expectOk (server: Server, path: string, token: string): Pr
 }
 
 /** A GET route at full speed, each connection with its own token. */
-export function routeLoad (server: Server, path: string, tokens: string[], durationSeconds: number): LoadOptions {
+export function routeLoad (server: Server, path: string, tokens: string[], durationSeconds: number, round?: number): LoadOptions {
   return {
+    profile: round === undefined ? undefined : profileName(server, path, round),
     url: server.url,
     path,
     connections: ROUTE_CONNECTIONS,
@@ -101,13 +113,18 @@ export function routeLoad (server: Server, path: string, tokens: string[], durat
   }
 }
 
+/** Runs `run`, counting its store round trips if there is a counter. */
+async function counted (counter: RoundTripCounter | undefined, run: () => Promise<LoadResult>): Promise<LoadResult> {
+  return counter === undefined ? await run() : await counter.count(run)
+}
+
 /** Runs each route `rounds` times, interleaved (so drift hits all alike); keeps every round. */
-export async function interleavedRounds (server: Server, paths: string[], tokens: string[], rounds: number, seconds: number): Promise<Record<string, LoadResult[]>> {
+export async function interleavedRounds (server: Server, paths: string[], tokens: string[], rounds: number, seconds: number, counter?: RoundTripCounter): Promise<Record<string, LoadResult[]>> {
   for (const path of paths) await load(routeLoad(server, path, tokens, 1)) // warm-up
   const results: Record<string, LoadResult[]> = Object.fromEntries(paths.map(path => [path, []]))
   for (let round = 1; round <= rounds; round++) {
     for (const path of paths) {
-      const result = await load(routeLoad(server, path, tokens, seconds))
+      const result = await counted(counter, async () => await load(routeLoad(server, path, tokens, seconds, round)))
       log(`GET ${path} round ${round}: ${result.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(result.statuses)}`)
       results[path]!.push(result)
     }
@@ -172,23 +189,108 @@ export async function mixed (server: Server, tokens: string[], rounds: number, s
   }
 }
 
-/** Logout at full speed: every request spends a token, signed beforehand so signing stays off the measured path. */
-export async function logout (server: Server, expectedPerSecond: number, seconds: number): Promise<LoadResult> {
-  const tokens = Array.from({ length: Math.ceil(expectedPerSecond * seconds * 1.5) }, (_, i) => mintAccessToken(activeId(i)))
+/** Access tokens in the plugin's format, one per request of a logout run, signed beforehand so signing stays off the measured path. */
+async function logoutTokens (server: Server, count: number, withSessions: boolean): Promise<string[]> {
+  if (!withSessions) return Array.from({ length: count }, (_, i) => mintAccessToken(activeId(i), `hand-${i}`))
+  const tokens: string[] = []
+  // In batches, so no request body or reply grows large.
+  for (let done = 0; done < count; done += 20_000) {
+    const created = await fetch(`${server.url}/bench/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ count: Math.min(20_000, count - done) })
+    })
+    const sessions = await created.json() as Array<{ sub: string, sid: string }>
+    for (const { sub, sid } of sessions) tokens.push(mintAccessToken(sub, sid))
+  }
+  return tokens
+}
+
+/**
+ * Logout at full speed: every request spends a token of its own. `/Auth/Logout` gets tokens of live
+ * sessions; `/hand/logout` (jwtVerify, then the jti into a Set) the same kind of token without a session.
+ * A run sends as many requests as `expectedPerSecond` × `seconds` and stops, so no token is ever missing.
+ */
+export async function logout (server: Server, path: '/Auth/Logout' | '/hand/logout', expectedPerSecond: number, seconds: number, round?: number, counter?: RoundTripCounter): Promise<LoadResult> {
+  const tokens = await logoutTokens(server, Math.ceil(expectedPerSecond * seconds), path === '/Auth/Logout')
   let next = 0
-  const result = await load({
+  const result = await counted(counter, async () => await load({
     url: server.url,
-    path: '/Auth/Logout',
+    path,
     method: 'POST',
     connections: ROUTE_CONNECTIONS,
     durationSeconds: seconds,
-    requestHeaders: () => {
-      const token = tokens[next] ?? mintAccessToken(activeId(next))
-      next++
-      return { authorization: `Bearer ${token}` }
+    amount: tokens.length,
+    profile: round === undefined ? undefined : profileName(server, path, round),
+    requestHeaders: () => ({ authorization: `Bearer ${tokens[next++ % tokens.length]!}` }),
+    serverPid: server.pid
+  }))
+  log(`${path}: ${result.perSecond.toFixed(0)} req/s in ${result.durationSeconds.toFixed(1)} s, statuses ${JSON.stringify(result.statuses)}`)
+  return result
+}
+
+/**
+ * Plugin Logout and the hand-written one, interleaved over `rounds`. A warm-up of each tells how many
+ * tokens a run of about `seconds` spends.
+ */
+export async function logoutRounds (server: Server, rounds: number, seconds: number, counter?: RoundTripCounter): Promise<{ plugin: LoadResult[], hand: LoadResult[] }> {
+  const pluginRate = (await logout(server, '/Auth/Logout', 20_000, 1)).perSecond
+  const handRate = (await logout(server, '/hand/logout', 20_000, 1)).perSecond
+  const results = { plugin: [] as LoadResult[], hand: [] as LoadResult[] }
+  for (let round = 1; round <= rounds; round++) {
+    results.plugin.push(await logout(server, '/Auth/Logout', pluginRate, seconds, round, counter))
+    results.hand.push(await logout(server, '/hand/logout', handRate, seconds, round, counter))
+  }
+  return results
+}
+
+/**
+ * Refresh at full speed: each connection keeps one session (from a real login) and sends the refresh
+ * token the previous answer gave it, as a client does.
+ */
+export async function refresh (server: Server, refreshTokens: string[], seconds: number, round?: number, counter?: RoundTripCounter): Promise<LoadResult> {
+  const result = await counted(counter, async () => await load({
+    profile: round === undefined ? undefined : profileName(server, '/Auth/Refresh', round),
+    url: server.url,
+    path: '/Auth/Refresh',
+    method: 'POST',
+    connections: refreshTokens.length,
+    durationSeconds: seconds,
+    headers: { 'content-type': 'application/json' },
+    connectionRequests: (connection) => {
+      const state = { token: refreshTokens[connection]! }
+      return [{
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ refreshToken: state.token }) }),
+        onResponse: (status, body) => {
+          if (status === 200) {
+            const next = (JSON.parse(body) as { refreshToken: string }).refreshToken
+            state.token = next
+            refreshTokens[connection] = next
+          }
+        }
+      }]
     },
     serverPid: server.pid
-  })
-  log(`logout: ${result.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(result.statuses)}`)
+  }))
+  log(`refresh: ${result.perSecond.toFixed(0)} req/s, statuses ${JSON.stringify(result.statuses)}`)
   return result
+}
+
+/**
+ * GET /me at the mixed rate during a login flood of `connections` (far beyond what argon2 serves, so the
+ * hashing queue stays full and sheds): what an authenticated client sees while the server is overloaded.
+ */
+export async function meDuringFlood (server: Server, tokens: string[], connections: number, seconds: number): Promise<{ me: LoadResult, flood: LoadResult }> {
+  const flood = load(loginLoad(server, connections, seconds + 1.5))
+  await new Promise(resolve => setTimeout(resolve, 1000))
+  const me = await paced({
+    url: server.url,
+    path: '/me',
+    ratePerSecond: MIXED_RATE,
+    durationSeconds: seconds,
+    headers: (n) => ({ authorization: `Bearer ${tokens[n % tokens.length]!}` })
+  })
+  const floodResult = await flood
+  log(`/me during a ${connections}-connection login flood: p99 ${me.latency.p99.toFixed(2)} ms, statuses ${JSON.stringify(me.statuses)}; flood ${JSON.stringify(floodResult.statuses)}`)
+  return { me, flood: floodResult }
 }

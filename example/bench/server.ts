@@ -1,13 +1,17 @@
 /**
- * The server under test, run as a child process of run.ts. The plugin on memory stores (or Redis
- * revocations), the per-IP limit off, 2000 active and 500 inactive accounts sharing one argon2 hash,
- * and three routes that answer the same JSON through the same response schema:
+ * The server under test, run as a child process of run.ts. The plugin on the stores BENCH_ACCOUNTS
+ * (memory | postgres) and BENCH_SESSIONS (memory | redis) name, the per-IP limit off, 2000 active and
+ * 500 inactive accounts sharing one argon2 hash, and beside it the hand-written baselines:
  *
- * - GET /me     guarded by the plugin's `authenticate` (signature, typ/iss/aud/exp, revocation, account)
- * - GET /plain  guarded only by `await request.jwtVerify()` of a host-level @fastify/jwt (same secret)
- * - GET /open   no guard at all
+ * - GET /me           guarded by the plugin's `authenticate` (signature, typ/iss/aud/exp, session, account)
+ * - GET /plain        `await request.jwtVerify()` of a host-level @fastify/jwt (same secret) and an
+ *                     in-memory Set of revoked jtis: the check written by hand
+ * - GET /open         no guard at all
+ * - POST /hand/login  lookup, argon2 verify, jwt.sign
+ * - POST /hand/logout `await request.jwtVerify()`, then the jti into the revoked Set
  *
- * Prints `bench server listening on <url>` once it listens; SIGTERM closes it.
+ * The three GET routes answer the same JSON through the same response schema. Prints
+ * `bench server listening on <url>` once it listens; SIGTERM closes it.
  */
 import { pathToFileURL } from 'node:url'
 import { randomBytes } from 'node:crypto'
@@ -16,37 +20,21 @@ import { setPriority } from 'node:os'
 import fastifyJwt from '@fastify/jwt'
 import { verify } from '@node-rs/argon2'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
-import passwordAuth, {
-  DEFAULT_ARGON2, hashPassword, MemoryAccountStore, MemoryRevocationStore, type PasswordAuthAccount, type RevocationStore
-} from '../../lib/index.js'
-import { RedisRevocationStore } from '../../lib/redis.js'
-import { ACTIVE_ACCOUNTS, activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET, INACTIVE_ACCOUNTS, inactiveEmail } from './settings.js'
+import passwordAuth, { DEFAULT_ARGON2, hashPassword, type PasswordAuthAccount } from '../../lib/index.js'
+import { Account } from '../account-schema.js'
+import { registerProfiler } from './profiler.js'
+import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
+import { benchStores, type BenchStoreOptions } from './stores.js'
 
-export interface BenchServerOptions {
-  /** Where revocations live: process memory, or Redis under `redisPrefix`. */
-  revocations: 'memory' | 'redis'
-  redisUrl?: string
-  redisPrefix?: string
-  activeAccounts?: number
-  inactiveAccounts?: number
+export type BenchServerOptions = Omit<BenchStoreOptions, 'passwordHash'> & {
   /** argon2 operations at once; default the plugin's (cores, at most the thread pool size − 1). */
   hashConcurrency?: number
+  /** Where POST /bench/profile/stop writes CPU profiles; unset: no profiling routes. */
+  profileDir?: string
 }
 
-/** The JSON every bench route answers, serialised by the same compiled schema. */
-const AccountReply = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    email: { type: 'string' },
-    active: { type: 'boolean' },
-    credentialVersion: { type: 'integer' }
-  },
-  required: ['id', 'email', 'active', 'credentialVersion'],
-  additionalProperties: false
-} as const
-const schema = { response: { 200: AccountReply } }
+/** The JSON every bench route answers: the example's account schema, one compiled serializer for all three. */
+const schema = { response: { 200: Account } }
 
 const HandLoginBody = {
   type: 'object',
@@ -59,35 +47,20 @@ const HandLoginReply = {
   required: ['accessToken', 'tokenType', 'expiresIn']
 } as const
 
-async function revocationStore (options: BenchServerOptions): Promise<{ store: RevocationStore, close: () => Promise<void> }> {
-  if (options.revocations === 'memory') return { store: new MemoryRevocationStore(), close: async () => {} }
-  // An address, not `localhost`: a name lookup would go through the libuv thread pool argon2 keeps busy.
-  const client = new Redis(options.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1, enableAutoPipelining: true })
-  await client.ping()
-  return {
-    store: new RedisRevocationStore({ client, prefix: options.redisPrefix ?? `fastify-password-auth-bench:${process.pid}:revoked:` }),
-    close: async () => { await client.quit() }
-  }
-}
-
 export async function createBenchServer (options: BenchServerOptions): Promise<FastifyInstance> {
-  const { activeAccounts = ACTIVE_ACCOUNTS, inactiveAccounts = INACTIVE_ACCOUNTS } = options
   // One hash with the plugin's parameters, shared by every account: start-up stays fast, and each login
   // still pays exactly one full-cost verification.
   const passwordHash = await hashPassword(BENCH_PASSWORD, DEFAULT_ARGON2)
-  const accounts = new MemoryAccountStore()
-  for (let i = 0; i < activeAccounts; i++) accounts.add({ id: activeId(i), email: activeEmail(i), passwordHash })
-  for (let i = 0; i < inactiveAccounts; i++) accounts.add({ id: `i${i}`, email: inactiveEmail(i), passwordHash, active: false })
-  const revocations = await revocationStore(options)
+  const stores = await benchStores({ ...options, passwordHash })
+  const { accounts } = stores
 
   const app = Fastify({ logger: false })
-  app.addHook('onClose', revocations.close)
+  app.addHook('onClose', stores.close)
   // The hand-written baseline: the host's own @fastify/jwt with the same HS256 secret, algorithm pinned.
-  // Registered before the plugin, which keeps its own instance under a namespace.
   await app.register(fastifyJwt, { secret: BENCH_SECRET, sign: { expiresIn: 900 }, verify: { algorithms: ['HS256'] } })
   await app.register(passwordAuth, {
     accounts,
-    revocations: revocations.store,
+    sessions: stores.sessions,
     jwt: { secret: BENCH_SECRET },
     argon2: DEFAULT_ARGON2,
     rateLimit: false,
@@ -96,9 +69,12 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
 
   // /open and /plain answer this account, so all three routes serialise the same shape and size.
   const sample: PasswordAuthAccount = { id: activeId(0), email: activeEmail(0), active: true, credentialVersion: 0 }
+  const revoked = new Set<string>()
+  const unauthorized = { message: 'invalid token' }
   app.get('/me', { onRequest: app.authenticate, schema }, async (request) => request.account)
   app.get('/plain', { schema }, async (request) => {
     await request.jwtVerify()
+    if (revoked.has((request.user as { jti: string }).jti)) throw Object.assign(new Error('revoked token'), { statusCode: 401 })
     return sample
   })
   app.get('/open', { schema }, async () => sample)
@@ -115,8 +91,29 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     const accessToken = app.jwt.sign({ sub: account.id, jti: randomBytes(16).toString('base64url'), cv: account.credentialVersion })
     return { accessToken, tokenType: 'Bearer', expiresIn: 900 }
   })
-  // Not measured: lets the bench read the plugin's argon2 counters (verifications, shed) after a run.
-  app.get('/bench/stats', async () => app.passwordAuth.stats())
+  // The logout written by hand: the token verifies and was not revoked yet, then its jti is revoked.
+  app.post('/hand/logout', async (request, reply) => {
+    await request.jwtVerify()
+    const { jti } = request.user as { jti: string }
+    if (revoked.has(jti)) return await reply.code(401).send(unauthorized)
+    revoked.add(jti)
+    return await reply.code(204).send()
+  })
+
+  // Not measured: the plugin's argon2 counters (verifications, shed), the round trips made so far and the
+  // process's memory, read by the bench between runs.
+  app.get('/bench/stats', async () => ({ ...app.passwordAuth.stats(), roundTrips: stores.roundTrips, stores: stores.description, memory: process.memoryUsage() }))
+  if (options.profileDir !== undefined) registerProfiler(app, options.profileDir)
+  // Not measured: live sessions for tokens the bench signs itself (one Logout each), as Login would
+  // start them, without an argon2 verification per session.
+  app.post<{ Body: { count: number } }>('/bench/sessions', async (request) => {
+    const policy = { idleMs: 3_600_000, maxMs: 3_600_000, graceMs: 0 }
+    return await Promise.all(Array.from({ length: request.body.count }, async (_, i) => {
+      const session = { id: randomBytes(16).toString('base64url'), accountId: activeId(i), credentialVersion: 0, keyId: '', ip: '', userAgent: '' }
+      await stores.sessions.create(session, policy)
+      return { sub: session.accountId, sid: session.id }
+    }))
+  })
   return app
 }
 
@@ -141,11 +138,17 @@ export function lowerHelperThreadPriority (nice: number): number {
 }
 
 async function main (): Promise<void> {
+  const env = process.env
   const app = await createBenchServer({
-    revocations: process.env.BENCH_REVOCATIONS === 'redis' ? 'redis' : 'memory',
-    redisUrl: process.env.BENCH_REDIS_URL,
-    redisPrefix: process.env.BENCH_REDIS_PREFIX,
-    hashConcurrency: process.env.BENCH_HASH_CONCURRENCY === undefined ? undefined : Number(process.env.BENCH_HASH_CONCURRENCY)
+    accounts: env.BENCH_ACCOUNTS === 'postgres' ? 'postgres' : 'memory',
+    sessions: env.BENCH_SESSIONS === 'redis' ? 'redis' : 'memory',
+    redisUrl: env.BENCH_REDIS_URL,
+    redisPrefix: env.BENCH_REDIS_PREFIX,
+    databaseUrl: env.BENCH_DATABASE_URL,
+    pgSchema: env.BENCH_PG_SCHEMA,
+    pgPoolSize: env.BENCH_PG_POOL === undefined ? undefined : Number(env.BENCH_PG_POOL),
+    hashConcurrency: env.BENCH_HASH_CONCURRENCY === undefined ? undefined : Number(env.BENCH_HASH_CONCURRENCY),
+    profileDir: env.BENCH_PROFILE_DIR
   })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })

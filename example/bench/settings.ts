@@ -9,13 +9,18 @@ export const BENCH_SECRET = 'fastify-password-auth-bench-secret-not-for-producti
 export const BENCH_PASSWORD = 'correct horse battery staple, benchmarked'
 export const WRONG_PASSWORD = 'correct horse battery staple, mistyped!!'
 
-/** Seeded active accounts: user0@bench.test … with ids u0 …, and inactive ones for the enumeration run. */
+/**
+ * Seeded active accounts: user0@bench.test … and inactive ones for the enumeration run. Ids are UUIDs
+ * (the PostgreSQL store's default id type) numbered like the e-mails.
+ */
 export const ACTIVE_ACCOUNTS = 2000
 export const INACTIVE_ACCOUNTS = 500
 
+const numberedUuid = (group: string, n: number): string => `00000000-0000-4000-${group}-${String(n).padStart(12, '0')}`
 export const activeEmail = (i: number): string => `user${i % ACTIVE_ACCOUNTS}@bench.test`
-export const activeId = (i: number): string => `u${i % ACTIVE_ACCOUNTS}`
+export const activeId = (i: number): string => numberedUuid('8000', i % ACTIVE_ACCOUNTS)
 export const inactiveEmail = (i: number): string => `inactive${i % INACTIVE_ACCOUNTS}@bench.test`
+export const inactiveId = (i: number): string => numberedUuid('9000', i % INACTIVE_ACCOUNTS)
 
 /** How the server process runs: its libuv thread pool, the plugin's hashing concurrency, thread priorities. */
 export interface Profile {

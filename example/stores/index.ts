@@ -13,9 +13,10 @@ export async function createStores ({ databaseUrl, redisUrl }: Pick<ServerConfig
   const redis = await redisStores(redisUrl, logError)
   return {
     ...base,
-    revocations: redis.revocations,
+    sessions: redis.sessions,
     attempts: redis.attempts,
     rateLimitRedis: redis.client,
+    warnings: redis.warnings,
     healthCheck: async () => { await Promise.all([base.healthCheck(), redis.healthCheck()]) },
     close: async () => { await Promise.all([base.close(), redis.close()]) }
   }

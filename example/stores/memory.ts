@@ -1,4 +1,4 @@
-import { MemoryAccountStore, MemoryRevocationStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemorySessionStore } from '../../lib/index.js'
 import type { ServerStores } from './types.js'
 
 /** Everything in process memory: one instance only. */
@@ -6,8 +6,10 @@ export function memoryStores (): ServerStores {
   const accounts = new MemoryAccountStore()
   return {
     accounts,
-    revocations: new MemoryRevocationStore(),
-    seed: async (seeds) => { for (const seed of seeds) accounts.add(seed) },
+    sessions: new MemorySessionStore(),
+    seed: async (seeds) => {
+      for (const { email, passwordHash, active, id } of seeds) accounts.add({ email, passwordHash, active, id })
+    },
     healthCheck: async () => {},
     close: async () => {}
   }

@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis'
-import { RedisAttemptStore, RedisRevocationStore } from '../../lib/redis.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { checkRedisPersistence } from './redis-persistence.js'
 import type { StoreLogger } from './types.js'
 
-/** Revocations, per-e-mail attempt counters and the per-IP limit in Redis, shared by every instance. */
+/** Sessions, per-e-mail attempt counters and the per-IP limit in Redis, shared by every instance. */
 export async function redisStores (url: string, logError: StoreLogger) {
   const client = new Redis(url, {
     // Bounded waits: while Redis is away, commands fail within a second instead of queueing.
@@ -16,9 +17,10 @@ export async function redisStores (url: string, logError: StoreLogger) {
   })
   return {
     client,
-    revocations: new RedisRevocationStore({ client }),
+    sessions: new RedisSessionStore({ client }),
     attempts: new RedisAttemptStore({ client }),
     healthCheck: async () => { await client.ping() },
+    warnings: async () => await checkRedisPersistence(client),
     close: async () => { await client.quit().catch(() => client.disconnect()) }
   }
 }

@@ -1,16 +1,18 @@
-import type { AccountStore, AttemptStore, RevocationStore } from '../../lib/index.js'
+import type { AccountStore, AttemptStore, SessionStore } from '../../lib/index.js'
 import type { AccountSeed } from '../accounts-file.js'
 
 /** The stores the example server runs on, and what it needs to manage them. */
 export interface ServerStores {
   accounts: AccountStore
-  revocations: RevocationStore
+  sessions: SessionStore
   /** Shared per-e-mail counters; undefined means the plugin's in-memory default. */
   attempts?: AttemptStore
   /** An ioredis client for the per-IP limit, so instances share it. */
   rateLimitRedis?: object
   /** Adds accounts that do not exist yet (idempotent). `passwordHash` is already computed. */
   seed: (accounts: Array<AccountSeed & { passwordHash: string }>) => Promise<void>
+  /** Settings of a backing service that weaken the guarantees, to log once at start. */
+  warnings?: () => Promise<string[]>
   /** Rejects when a backing service is unreachable. */
   healthCheck: () => Promise<void>
   close: () => Promise<void>
