@@ -13,6 +13,8 @@ import { mintAccessToken } from './tokens.js'
 
 const SERVER_SCRIPT = new URL('./server.js', import.meta.url).pathname
 const CEILING_SCRIPT = new URL('./ceiling.js', import.meta.url).pathname
+/** Sessions the bench creates per request before a logout run, few enough for a store's command timeout. */
+const SESSION_BATCH = 2000
 
 /** Connections for the cheap routes' throughput runs. */
 export const ROUTE_CONNECTIONS = 32
@@ -193,13 +195,13 @@ export async function mixed (server: Server, tokens: string[], rounds: number, s
 async function logoutTokens (server: Server, count: number, withSessions: boolean): Promise<string[]> {
   if (!withSessions) return Array.from({ length: count }, (_, i) => mintAccessToken(activeId(i), `hand-${i}`))
   const tokens: string[] = []
-  // In batches, so no request body or reply grows large.
-  for (let done = 0; done < count; done += 20_000) {
+  for (let done = 0; done < count; done += SESSION_BATCH) {
     const created = await fetch(`${server.url}/bench/sessions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ count: Math.min(20_000, count - done) })
+      body: JSON.stringify({ count: Math.min(SESSION_BATCH, count - done) })
     })
+    if (!created.ok) throw new Error(`POST /bench/sessions: ${created.status} ${await created.text()}`)
     const sessions = await created.json() as Array<{ sub: string, sid: string }>
     for (const { sub, sid } of sessions) tokens.push(mintAccessToken(sub, sid))
   }
