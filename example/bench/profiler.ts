@@ -3,7 +3,7 @@
  * creates between runs): with BENCH_PROFILE_DIR set, POST /bench/profile/start and /bench/profile/stop
  * record one .cpuprofile each (Chrome DevTools, speedscope, or `node dist/example/bench/profile-summary.js`).
  */
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
@@ -22,6 +22,7 @@ export function registerProfiler (app: FastifyInstance, directory: string): void
     const { profile } = await session.post('Profiler.stop')
     const name = String(request.body?.name ?? 'run').replace(/[^\w.-]/g, '_')
     const file = join(directory, `${String(++count).padStart(2, '0')}-${name}.cpuprofile`)
+    await mkdir(directory, { recursive: true })
     await writeFile(file, JSON.stringify(profile))
     return { file }
   })
