@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import passwordAuth, { passwordAuthClientErrorHandler, type PasswordAuthOptions } from '../lib/index.js'
 import type { ServerTimeouts } from './timeouts.js'
 import { Account } from './account-schema.js'
@@ -30,7 +30,12 @@ const Health = {
 export async function buildApp ({ auth, logger = false, requestLogging = false, server = {}, healthCheck = async () => {} }: AppOptions): Promise<FastifyInstance> {
   // Requests Node cannot parse get problem+json too. Request logging off by default: two serialised log
   // lines per request cost more than an authenticated request itself (README "Try the demo server").
-  const app = Fastify({ ...server, logger, disableRequestLogging: !requestLogging, clientErrorHandler: passwordAuthClientErrorHandler })
+  const app = Fastify({
+    ...server,
+    logger,
+    logController: new LogController({ disableRequestLogging: !requestLogging }),
+    clientErrorHandler: passwordAuthClientErrorHandler
+  })
 
   await app.register(swagger, {
     openapi: {

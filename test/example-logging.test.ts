@@ -22,6 +22,7 @@ for (const requestLogging of ['off', 'on'] as const) {
     const requestLines = logged.filter((line) => line.msg === 'incoming request' || line.msg === 'request completed')
     if (requestLogging === 'on') t.ok(requestLines.length >= 4, 'two lines per request')
     else t.equal(requestLines.length, 0, 'no per-request lines')
+    t.notMatch(server.output(), /\(node:\d+\) \[/, 'no process warning (a Fastify deprecation, say)')
   })
 }
 
