@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises'
 import { builtinModules } from 'node:module'
 import { dirname, resolve } from 'node:path'
 import t from 'tap'
+import { ROOT } from './helpers/root.js'
 
-const root = new URL('..', import.meta.url).pathname
+const root = ROOT
 const pkg = JSON.parse(await readFile(resolve(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
 
 /** The bare module names a built entry point loads at runtime, following its relative imports. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { ROOT_URL } from './root.js'
 
-const root = new URL('../../', import.meta.url)
+const root = ROOT_URL
 
 /** A file of the repository, as text. */
 export function repoFile (path: string): string {

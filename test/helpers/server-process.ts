@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import type { Teardown } from './teardown.js'
+import { repoPath } from './root.js'
 
-const SERVER = new URL('../../dist/example/server.js', import.meta.url).pathname
+const SERVER = repoPath('dist/example/server.js')
 
 export interface ServerProcess {
   url: string

@@ -2,12 +2,11 @@ import { execFile } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
-import { post, startServer } from './helpers/server-process.js'
+import { post, startServer } from '../helpers/server-process.js'
+import { ROOT } from '../helpers/root.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const STEP_MS = 120_000 // one npm command (a pack with its build, or an install), on a loaded machine
 const EMAIL = 'ada@example.com'
 const PASSWORD = 'correct horse battery staple'

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap'
-import type { SessionStore } from '../lib/index.js'
-import { createPostgresSchema, PostgresSessionStore } from '../lib/postgres.js'
-import { RedisSessionStore } from '../lib/redis.js'
-import { buildTestApp, SECRET, type LoginTokens } from './helpers/app.js'
-import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from './helpers/services.js'
+import type { SessionStore } from '../../lib/index.js'
+import { createPostgresSchema, PostgresSessionStore } from '../../lib/postgres.js'
+import { RedisSessionStore } from '../../lib/redis.js'
+import { buildTestApp, SECRET, type LoginTokens } from '../helpers/app.js'
+import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 /** Every secret a session has handed out: tokens, their signatures and MACs. */
 function secretsOf (bodies: LoginTokens[]): string[] {

@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID, scryptSync } from 'node:crypto'
 import { hash as argon2 } from '@node-rs/argon2'
 import t, { type Test } from 'tap'
-import { BetterAuthAccountStore } from '../example/better-auth-store.js'
-import { hashPassword } from '../lib/index.js'
-import { accountsTriggerSql, PostgresAccountStore } from '../lib/postgres.js'
-import { accountStoreContract } from '../lib/testing/index.js'
-import { buildTestApp, PASSWORD } from './helpers/app.js'
-import { readmeBlock } from './helpers/docs.js'
-import { postgresSchema, postgresUnavailable } from './helpers/services.js'
+import { BetterAuthAccountStore } from '../../example/better-auth-store.js'
+import { hashPassword } from '../../lib/index.js'
+import { accountsTriggerSql, PostgresAccountStore } from '../../lib/postgres.js'
+import { accountStoreContract } from '../../lib/testing/index.js'
+import { buildTestApp, PASSWORD } from '../helpers/app.js'
+import { readmeBlock } from '../helpers/docs.js'
+import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const skip = postgresUnavailable
 

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Cluster } from 'ioredis'
 import t from 'tap'
-import type { MemoryAccountStore } from '../lib/index.js'
-import { RedisAttemptStore, RedisSessionStore } from '../lib/redis.js'
-import { attemptStoreContract, CONTRACT_THROTTLE_POLICY, sessionStoreContract, type ContractCheck } from '../lib/testing/index.js'
-import { buildTestApp, EMAIL, type TestApp } from './helpers/app.js'
-import { redisClusterUnavailable, startRedisCluster } from './helpers/redis-cluster.js'
+import type { MemoryAccountStore } from '../../lib/index.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { attemptStoreContract, CONTRACT_THROTTLE_POLICY, sessionStoreContract, type ContractCheck } from '../../lib/testing/index.js'
+import { buildTestApp, EMAIL, type TestApp } from '../helpers/app.js'
+import { redisClusterUnavailable, startRedisCluster } from '../helpers/redis-cluster.js'
 
 t.setTimeout(180_000) // the whole file: cluster start-up plus every contract, on a loaded machine
 

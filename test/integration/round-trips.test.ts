@@ -1,10 +1,10 @@
 import type { Command } from 'ioredis'
 import t from 'tap'
-import { hashPassword, MemoryAccountStore, MemorySessionStore, type AccountStore, type SessionStore } from '../lib/index.js'
-import { createPostgresSchema, PostgresAccountStore } from '../lib/postgres.js'
-import { RedisSessionStore } from '../lib/redis.js'
-import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
-import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from './helpers/services.js'
+import { hashPassword, MemoryAccountStore, MemorySessionStore, type AccountStore, type SessionStore } from '../../lib/index.js'
+import { createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
+import { RedisSessionStore } from '../../lib/redis.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
+import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 // What an authenticated request costs in store round trips; how fast they are is the bench's business.
 

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap'
-import { writeAccountsFile } from './helpers/accounts-file.js'
-import { PrivateRedis } from './helpers/private-redis.js'
-import { post, startServer } from './helpers/server-process.js'
-import { DATABASE_URL, postgresSchema, postgresUnavailable, redisUnavailable } from './helpers/services.js'
-import { TcpProxy } from './helpers/tcp-proxy.js'
+import { writeAccountsFile } from '../helpers/accounts-file.js'
+import { PrivateRedis } from '../helpers/private-redis.js'
+import { post, startServer } from '../helpers/server-process.js'
+import { DATABASE_URL, postgresSchema, postgresUnavailable, redisUnavailable } from '../helpers/services.js'
+import { TcpProxy } from '../helpers/tcp-proxy.js'
 
 const skip = postgresUnavailable || redisUnavailable
 const EMAIL = 'outage@example.com'

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { readmeBlock } from './helpers/docs.js'
-import { startServer } from './helpers/server-process.js'
+import { readmeBlock } from '../helpers/docs.js'
+import { startServer } from '../helpers/server-process.js'
 
 // The README's walk-through of the demo server, run as written against `npm start` (built): only the
 // printed password and the address are filled in.

@@ -1,12 +1,13 @@
 import t from 'tap'
-import { activeId } from '../example/bench/settings.js'
-import { mintAccessToken } from '../example/bench/tokens.js'
-import { startServer } from './helpers/server-process.js'
+import { activeId } from '../../example/bench/settings.js'
+import { mintAccessToken } from '../../example/bench/tokens.js'
+import { startServer } from '../helpers/server-process.js'
+import { repoPath } from '../helpers/root.js'
 
 // `npm run bench` is not part of the tests; this only checks that its server still boots and that the
 // bench's assumptions about the plugin hold (same JSON on all three GET routes, tokens it signs itself,
 // the hand-written logout revoking what /plain then refuses).
-const SERVER = new URL('../dist/example/bench/server.js', import.meta.url).pathname
+const SERVER = repoPath('dist/example/bench/server.js')
 const PASSWORD = 'correct horse battery staple, benchmarked'
 
 t.test('the bench server boots and its routes answer as the bench expects', async (t) => {

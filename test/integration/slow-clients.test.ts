@@ -1,9 +1,9 @@
 import { connect, type Socket } from 'node:net'
 import t from 'tap'
-import { buildTestApp } from './helpers/app.js'
-import { expectProblem } from './helpers/problem.js'
-import { parseRawResponse } from './helpers/raw-http.js'
-import { startServer } from './helpers/server-process.js'
+import { buildTestApp } from '../helpers/app.js'
+import { expectProblem } from '../helpers/problem.js'
+import { parseRawResponse } from '../helpers/raw-http.js'
+import { startServer } from '../helpers/server-process.js'
 
 const REQUEST_TIMEOUT_S = 2
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }

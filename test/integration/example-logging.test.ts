@@ -1,5 +1,5 @@
 import t from 'tap'
-import { post, startServer } from './helpers/server-process.js'
+import { post, startServer } from '../helpers/server-process.js'
 
 interface LogLine { msg?: string, authEvent?: { type: string } }
 
@@ -27,7 +27,7 @@ for (const requestLogging of ['off', 'on'] as const) {
 }
 
 t.test('REQUEST_LOGGING takes on or off only', async (t) => {
-  const { failingStart } = await import('./helpers/server-process.js')
+  const { failingStart } = await import('../helpers/server-process.js')
   const { code, output } = await failingStart({ REQUEST_LOGGING: 'yes' })
   t.equal(code, 1)
   t.match(output, /REQUEST_LOGGING must be "on" or "off"/)

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { RedisAttemptStore, RedisSessionStore } from '../lib/redis.js'
-import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, sessionStoreContract } from '../lib/testing/index.js'
-import { deleteKeys, redisClient, redisUnavailable } from './helpers/services.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
+import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const PREFIX = `test:${process.pid}:${Date.now().toString(36)}:`
 

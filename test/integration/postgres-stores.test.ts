@@ -1,7 +1,7 @@
 import t from 'tap'
-import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresSessionStore, sessionsTableSql } from '../lib/postgres.js'
-import { accountStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../lib/testing/index.js'
-import { postgresSchema, postgresUnavailable } from './helpers/services.js'
+import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresSessionStore, sessionsTableSql } from '../../lib/postgres.js'
+import { accountStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
+import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { post, startServer } from './helpers/server-process.js'
-import { postgresSchema, postgresUnavailable, REDIS_URL, redisUnavailable } from './helpers/services.js'
+import { post, startServer } from '../helpers/server-process.js'
+import { postgresSchema, postgresUnavailable, REDIS_URL, redisUnavailable } from '../helpers/services.js'
 
 const skip = postgresUnavailable || redisUnavailable
 

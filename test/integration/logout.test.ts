@@ -1,8 +1,8 @@
 import t from 'tap'
-import { RedisSessionStore } from '../lib/redis.js'
-import { deleteKeys, redisClient, redisUnavailable } from './helpers/services.js'
-import { buildTestApp, decodeJwt } from './helpers/app.js'
-import { expectProblem } from './helpers/problem.js'
+import { RedisSessionStore } from '../../lib/redis.js'
+import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
+import { buildTestApp, decodeJwt } from '../helpers/app.js'
+import { expectProblem } from '../helpers/problem.js'
 
 t.test('logout answers 204 and the token stops working at once', async (t) => {
   const { token, logout, me } = await buildTestApp(t)

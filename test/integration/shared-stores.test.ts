@@ -1,9 +1,9 @@
 import t from 'tap'
-import { hashPassword } from '../lib/index.js'
-import { createPostgresSchema, PostgresAccountStore } from '../lib/postgres.js'
-import { RedisAttemptStore, RedisSessionStore } from '../lib/redis.js'
-import { buildTestApp, changeBody, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
-import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from './helpers/services.js'
+import { hashPassword } from '../../lib/index.js'
+import { createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { buildTestApp, changeBody, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
+import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 t.test('the plugin on PostgreSQL and Redis: the per-IP limit is shared by every instance', { skip: postgresUnavailable || redisUnavailable }, async (t) => {
   const { pool } = await postgresSchema(t, 'shared')

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap'
-import { passwordAuthClientErrorHandler } from '../lib/index.js'
-import { buildTestApp } from './helpers/app.js'
-import { expectProblem as expectContractProblem } from './helpers/problem.js'
-import { rawRequest, type RawResponse } from './helpers/raw-http.js'
-import { startServer } from './helpers/server-process.js'
+import { passwordAuthClientErrorHandler } from '../../lib/index.js'
+import { buildTestApp } from '../helpers/app.js'
+import { expectProblem as expectContractProblem } from '../helpers/problem.js'
+import { rawRequest, type RawResponse } from '../helpers/raw-http.js'
+import { startServer } from '../helpers/server-process.js'
 
 const HUGE_HEADER = `POST /Auth/Logout HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${'a'.repeat(100_000)}\r\n\r\n`
 const MALFORMED = [

@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
-import { hashPassword } from '../lib/index.js'
-import { accountsTriggerSql, createPostgresSchema, PostgresAccountStore } from '../lib/postgres.js'
-import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD, type TestApp } from './helpers/app.js'
-import { postgresSchema, postgresUnavailable } from './helpers/services.js'
+import { hashPassword } from '../../lib/index.js'
+import { accountsTriggerSql, createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD, type TestApp } from '../helpers/app.js'
+import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 // Issue 12, finding 6: a token issued before a deactivation must not work again after a reactivation.
 async function deactivateThenReactivate (t: Test, app: TestApp, id: string, setActive: (active: boolean) => Promise<unknown>): Promise<void> {

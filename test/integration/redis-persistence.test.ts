@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { persistenceWarnings } from '../example/stores/redis-persistence.js'
-import { PrivateRedis } from './helpers/private-redis.js'
-import { startServer, type ServerProcess } from './helpers/server-process.js'
-import { redisUnavailable } from './helpers/services.js'
+import { persistenceWarnings } from '../../example/stores/redis-persistence.js'
+import { PrivateRedis } from '../helpers/private-redis.js'
+import { startServer, type ServerProcess } from '../helpers/server-process.js'
+import { redisUnavailable } from '../helpers/services.js'
 
 t.test('which Redis settings weaken the guarantees', async (t) => {
   const safe = { appendonly: 'yes', appendfsync: 'everysec', save: '3600 1', maxmemory: '0', 'maxmemory-policy': 'noeviction' }

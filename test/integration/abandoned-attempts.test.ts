@@ -1,10 +1,10 @@
 import t from 'tap'
-import { MemoryAttemptStore, type AttemptStore } from '../lib/index.js'
-import { writeAccountsFile } from './helpers/accounts-file.js'
-import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
-import { PrivateRedis } from './helpers/private-redis.js'
-import { post, startServer } from './helpers/server-process.js'
-import { redisUnavailable } from './helpers/services.js'
+import { MemoryAttemptStore, type AttemptStore } from '../../lib/index.js'
+import { writeAccountsFile } from '../helpers/accounts-file.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
+import { PrivateRedis } from '../helpers/private-redis.js'
+import { post, startServer } from '../helpers/server-process.js'
+import { redisUnavailable } from '../helpers/services.js'
 
 const WRONG = 'not the password, sorry'
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
@@ -54,7 +54,7 @@ t.test('reservations the plugin gave up on are cancelled, so they lock nobody ou
 })
 
 t.test('an unsettled reservation counts for a lease derived from the options, not a fixed 30 s', async (t) => {
-  const { attemptLeaseMs } = await import('../lib/throttle.js')
+  const { attemptLeaseMs } = await import('../../lib/throttle.js')
   const cheap = { ...CHEAP_ARGON2 }
   const lease = attemptLeaseMs({ storeTimeout: 200, argon2: cheap, hashing: { concurrency: 1, maxQueue: 4 } })
   t.ok(lease >= 600 && lease < 700, `3 × storeTimeout plus a few cheap hashes: ${lease} ms`)

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { ROOT, repoPath } from '../helpers/root.js'
 
 // `npm test` builds first (pretest), so dist/ is what a consumer would install.
 const PROJECTS = [
@@ -10,8 +11,8 @@ const PROJECTS = [
 
 for (const [name, config] of PROJECTS) {
   t.test(name, async (t) => {
-    const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url).pathname
-    const project = new URL(`./types/${config}`, import.meta.url).pathname
+    const tsc = repoPath('node_modules/typescript/bin/tsc')
+    const project = repoPath('test/types', config)
     const result = await promisify(execFile)(process.execPath, [tsc, '-p', project], { timeout: 120_000 }).then(
       () => ({ code: 0, output: '' }),
       (err: { code: number, stdout: string }) => ({ code: err.code, output: err.stdout })
@@ -24,6 +25,6 @@ for (const [name, config] of PROJECTS) {
 t.test('CommonJS code can require() the package and its testing entry', async (t) => {
   const script = "const m = require('fastify-password-auth'); const c = require('fastify-password-auth/testing');" +
     "process.stdout.write([typeof m.default, m.default === m.fastifyPasswordAuth, typeof c.accountStoreContract].join(','))"
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd: new URL('..', import.meta.url).pathname })
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd: ROOT })
   t.equal(stdout, 'function,true,function')
 })

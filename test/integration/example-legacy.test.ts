@@ -1,7 +1,7 @@
 import t from 'tap'
-import { BCRYPT_2Y, DJANGO, PASSWORD, SCRYPT } from './fixtures/legacy-hashes.js'
-import { writeAccountsFile } from './helpers/accounts-file.js'
-import { post, startServer } from './helpers/server-process.js'
+import { BCRYPT_2Y, DJANGO, PASSWORD, SCRYPT } from '../fixtures/legacy-hashes.js'
+import { writeAccountsFile } from '../helpers/accounts-file.js'
+import { post, startServer } from '../helpers/server-process.js'
 
 t.test('npm start: bcrypt, Django and scrypt hashes from AUTH_ACCOUNTS_FILE log in and become argon2id', async (t) => {
   const seeds = [

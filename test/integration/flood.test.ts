@@ -1,7 +1,7 @@
 import t from 'tap'
-import { hashPassword } from '../lib/index.js'
-import { writeAccountsFile } from './helpers/accounts-file.js'
-import { post, startServer } from './helpers/server-process.js'
+import { hashPassword } from '../../lib/index.js'
+import { writeAccountsFile } from '../helpers/accounts-file.js'
+import { post, startServer } from '../helpers/server-process.js'
 
 // Behaviour only; latency and memory under load are measured by `npm run bench`.
 t.test('a flood of 1000 concurrent right and wrong logins gets only 200, 401, 429 and 503', async (t) => {

@@ -1,8 +1,8 @@
 import { compileErrors, validate } from '@readme/openapi-parser'
 import t from 'tap'
-import { hashPassword } from '../lib/index.js'
-import { writeAccountsFile } from './helpers/accounts-file.js'
-import { failingStart, post, startServer } from './helpers/server-process.js'
+import { hashPassword } from '../../lib/index.js'
+import { writeAccountsFile } from '../helpers/accounts-file.js'
+import { failingStart, post, startServer } from '../helpers/server-process.js'
 
 t.test('started without configuration, the demo prints its account and works end to end', async (t) => {
   const server = await startServer(t)
