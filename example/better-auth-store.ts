@@ -1,5 +1,5 @@
 import type { AccountStore, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../lib/index.js'
-import type { Queryable } from '../lib/postgres.js'
+import type { Queryable } from '../lib/stores/postgres/index.js'
 
 /**
  * Accounts in Better Auth's tables: "user", with a credential_version column added, and "account",

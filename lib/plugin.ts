@@ -1,32 +1,45 @@
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createAuthenticate, createTokenCheck } from './authenticate.js'
-import { acceptJsonOnly, ignoreBody } from './body-parsers.js'
-import { createPasswordCheck } from './credentials.js'
-import { checkDecoratorNames } from './decorators.js'
+import { createAuthenticate, createTokenCheck } from './guard/token-check.js'
+import { acceptJsonOnly, ignoreBody } from './http/body-parsers.js'
+import { createPasswordCheck } from './password/credential-check.js'
+import { checkDecoratorNames } from './guard/decorators.js'
 import { invalidOption, requestError } from './errors.js'
 import { createEventEmitter } from './events.js'
-import { authenticate, registerGuardState } from './guard.js'
-import { HashQueue } from './hash-queue.js'
-import { warnAboutHostSettings } from './host-checks.js'
-import { resolveOptions, type PasswordAuthOptions } from './options.js'
-import { PasswordHasher, type HashingStats } from './password.js'
-import { createPasswordPolicy } from './password-policy.js'
-import { createErrorHandler, createProblemSender } from './problem.js'
-import { createRefreshCookie } from './refresh-cookie.js'
-import { RefreshTokens } from './refresh-token.js'
+import { authenticate, registerGuardState } from './guard/authenticate.js'
+import { HashQueue } from './password/hash-queue.js'
+import { resolveOptions, type PasswordAuthOptions } from './options/index.js'
+import { PasswordHasher, type HashingStats } from './password/hasher.js'
+import { createPasswordPolicy } from './password/policy.js'
+import { createErrorHandler, createProblemSender } from './http/problem.js'
+import { createRefreshCookie } from './session/refresh-cookie.js'
+import { RefreshTokens } from './session/refresh-tokens.js'
 import { registerChangePassword } from './routes/change-password.js'
 import type { RouteContext } from './routes/context.js'
 import { registerJwks } from './routes/jwks.js'
 import { registerLogin } from './routes/login.js'
 import { registerLogout } from './routes/logout.js'
 import { registerRefresh } from './routes/refresh.js'
-import { SessionService } from './sessions.js'
-import { createStoreCall } from './store-call.js'
+import { SessionService } from './session/service.js'
+import { createStoreCall } from './stores/store-call.js'
 import type { SessionInfo } from './stores/types.js'
-import { attemptLeaseMs, EmailThrottle } from './throttle.js'
-import { AccessTokens } from './tokens.js'
-import { validatorCompiler } from './validation.js'
+import { attemptLeaseMs, EmailThrottle } from './throttle/email-throttle.js'
+import { AccessTokens } from './tokens/access-tokens.js'
+import { validatorCompiler } from './http/validation.js'
+
+/**
+ * Warns, once per registration, about host server settings that undo the plugin's limits: with
+ * Fastify's default requestTimeout of 0 a client can hold a connection (and a file descriptor) open
+ * forever by sending its body one byte at a time, and enough such clients starve the server.
+ */
+export function warnAboutHostSettings (fastify: FastifyInstance): void {
+  // Fastify's initialConfig has requestTimeout at run time; its type leaves it out.
+  if ((fastify.initialConfig as { requestTimeout?: number }).requestTimeout === 0) {
+    fastify.log.warn('fastify-password-auth: the server\'s requestTimeout is 0 (Fastify\'s default), so slow clients can hold ' +
+      'connections open forever; set requestTimeout (e.g. 10000 ms) and connectionTimeout in Fastify\'s options ' +
+      '(see the README, "Server timeouts")')
+  }
+}
 
 /** The host API on `fastify.passwordAuth`. */
 export interface PasswordAuthDecorator {

@@ -31,8 +31,8 @@ const allowed = (extra: string[]) => (name: string) =>
 for (const [entry, extra] of [
   ['dist/lib/index.js', ['fastify']],
   ['dist/lib/testing/index.js', []],
-  ['dist/lib/redis.js', ['ioredis']],
-  ['dist/lib/postgres.js', ['pg']]
+  ['dist/lib/stores/redis/index.js', ['ioredis']],
+  ['dist/lib/stores/postgres/index.js', ['pg']]
 ] as const) {
   t.test(`${entry} loads only its dependencies${extra.length > 0 ? ` and ${extra.join(', ')}` : ''}`, async (t) => {
     const imports = await runtimeImports(entry)

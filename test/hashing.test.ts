@@ -1,7 +1,7 @@
 import t from 'tap'
 import { hashPassword, MemoryAccountStore } from '../lib/index.js'
-import { defaultHashConcurrency, HashQueue } from '../lib/hash-queue.js'
-import { needsUpgrade } from '../lib/password.js'
+import { defaultHashConcurrency, HashQueue } from '../lib/password/hash-queue.js'
+import { needsUpgrade } from '../lib/password/hasher.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
 
 t.test('the queue runs at most `concurrency` tasks and lets `maxWaiting` wait, shedding the rest', async (t) => {

@@ -1,10 +1,10 @@
 import t from 'tap'
-import { parseArgon2Hash } from '../lib/hash-formats/argon2.js'
-import { decodeBase64 } from '../lib/hash-formats/base64.js'
-import { bcryptCost, createBcryptFormat, loadBcrypt } from '../lib/hash-formats/bcrypt.js'
-import { djangoPbkdf2Format, parseDjangoPbkdf2Hash } from '../lib/hash-formats/django.js'
-import { createHashVerifier, type LegacyHashFormat } from '../lib/hash-formats/index.js'
-import { parseScryptHash, scryptFormat } from '../lib/hash-formats/scrypt.js'
+import { parseArgon2Hash } from '../lib/password/legacy/argon2.js'
+import { decodeBase64 } from '../lib/password/legacy/base64.js'
+import { bcryptCost, createBcryptFormat, loadBcrypt } from '../lib/password/legacy/bcrypt.js'
+import { djangoPbkdf2Format, parseDjangoPbkdf2Hash } from '../lib/password/legacy/django.js'
+import { createHashVerifier, type LegacyHashFormat } from '../lib/password/legacy/index.js'
+import { parseScryptHash, scryptFormat } from '../lib/password/legacy/scrypt.js'
 import {
   ARGON2I, ARGON2ID_P2, BCRYPT_2A, BCRYPT_2B, BCRYPT_2Y, BCRYPT_LONG, BCRYPT_NFC, DJANGO, DJANGO_600K, DJANGO_NFC, DJANGO_NFD,
   LONG_PASSWORD, NFC_PASSWORD, NFD_PASSWORD, PASSWORD, SCRYPT, SCRYPT_NFC, SCRYPT_PADDED

@@ -86,7 +86,7 @@ t.test('legacyHashes is checked at registration', async (t) => {
 })
 
 t.test('@node-rs/bcrypt not installed: bcrypt accounts fail with unsupported_hash, one error tells the host what to do', async (t) => {
-  const notFound = Object.assign(new Error("Cannot find package '@node-rs/bcrypt' imported from lib/hash-formats/bcrypt.js"), { code: 'ERR_MODULE_NOT_FOUND' })
+  const notFound = Object.assign(new Error("Cannot find package '@node-rs/bcrypt' imported from lib/password/legacy/bcrypt.js"), { code: 'ERR_MODULE_NOT_FOUND' })
   // The built plugin (`npm test` builds first) where importing @node-rs/bcrypt fails as it does when the
   // package is missing. tap's mocks follow the relative imports of JavaScript files, not of .ts sources.
   const plugin = await t.mockImport<typeof import('../lib/index.js')>('../dist/lib/index.js', {

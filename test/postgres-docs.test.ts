@@ -1,5 +1,5 @@
 import t from 'tap'
-import { accountsTableSql, accountsTriggerSql, sessionsTableSql } from '../lib/postgres.js'
+import { accountsTableSql, accountsTriggerSql, sessionsTableSql } from '../lib/stores/postgres/index.js'
 import { between, readmeBlock, repoFile } from './helpers/docs.js'
 
 // The DDL lives in lib/stores/postgres-*.ts only; the README and the example show exactly what it renders.
@@ -21,6 +21,6 @@ t.test('the README shows the trigger accountsTriggerSql renders for its example 
 t.test('the README shows the Better Auth store of the example, as a package user imports it', async (t) => {
   const code = repoFile('example/better-auth-store.ts')
     .replace("'../lib/index.js'", "'fastify-password-auth'")
-    .replace("'../lib/postgres.js'", "'fastify-password-auth/postgres'")
+    .replace("'../lib/stores/postgres/index.js'", "'fastify-password-auth/postgres'")
   t.equal(`${readmeBlock('better-auth-store')}\n`, code)
 })

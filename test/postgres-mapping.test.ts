@@ -1,6 +1,6 @@
 import t from 'tap'
-import { accountsTriggerSql, PostgresAccountStore, type PostgresAccountStoreOptions } from '../lib/postgres.js'
-import { isIdOfType } from '../lib/stores/postgres-account-mapping.js'
+import { accountsTriggerSql, PostgresAccountStore, type PostgresAccountStoreOptions } from '../lib/stores/postgres/index.js'
+import { isIdOfType } from '../lib/stores/postgres/account-mapping.js'
 
 /** A pool that records the statements it is given and answers no rows. */
 function recordingPool () {

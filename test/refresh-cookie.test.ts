@@ -2,7 +2,7 @@ import fastifyCookie from '@fastify/cookie'
 import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth, { MemoryAccountStore } from '../lib/index.js'
-import { createRefreshCookie } from '../lib/refresh-cookie.js'
+import { createRefreshCookie } from '../lib/session/refresh-cookie.js'
 import { buildTestApp, SECRET } from './helpers/app.js'
 
 const COOKIE = 'fastify-password-auth-refresh'

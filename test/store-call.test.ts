@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import t from 'tap'
-import { Deadlines } from '../lib/deadlines.js'
-import { createStoreCall } from '../lib/store-call.js'
+import { Deadlines } from '../lib/stores/store-call.js'
+import { createStoreCall } from '../lib/stores/store-call.js'
 
 // The routes' fail-closed behaviour is tested in store-failures.test.ts and outage.test.ts; these are the
 // shared deadline timer's own edges.

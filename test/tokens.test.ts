@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import t, { type Test } from 'tap'
-import { secretKeyId } from '../lib/keys.js'
+import { secretKeyId } from '../lib/tokens/keys.js'
 import type { SessionStore } from '../lib/index.js'
 import { buildTestApp, decodeJwt, EMAIL, SECRET } from './helpers/app.js'
 import { forgeJwt, validClaims } from './helpers/jwt.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { VerifiedTokens } from '../lib/verified-tokens.js'
+import { VerifiedTokens } from '../lib/tokens/access-tokens.js'
 
 // The cache's bounds; that every cached token still meets its exp is also tested end to end in tokens.test.ts.
 interface Claims { sub: string, exp: number, nbf?: number }

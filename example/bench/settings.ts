@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { defaultHashConcurrency } from '../../lib/hash-queue.js'
+import { defaultHashConcurrency } from '../../lib/password/hash-queue.js'
 
 /**
  * What the bench's processes agree on: the accounts the server seeds, the password they share and the

@@ -89,7 +89,7 @@ function countStatements (pool: pg.Pool, counts: Record<string, number>): void {
 async function postgresAccounts (options: BenchStoreOptions, counts: Record<string, number>) {
   const schema = options.pgSchema ?? `fpa_bench_${process.pid}`
   if (!/^\w+$/.test(schema)) throw new Error(`BENCH_PG_SCHEMA must be letters, digits and _, not ${schema}`)
-  const { createPostgresSchema, PostgresAccountStore } = await import('../../lib/postgres.js')
+  const { createPostgresSchema, PostgresAccountStore } = await import('../../lib/stores/postgres/index.js')
   const pool = await postgresPool(options.databaseUrl ?? 'postgres://postgres@127.0.0.1:5432/test', options.pgPoolSize ?? 16)
   pool.on('error', () => {})
   const table = `${schema}.auth_accounts`
@@ -122,7 +122,7 @@ function memoryAccounts (passwordHash: string): MemoryAccountStore {
 }
 
 async function redisSessions (options: BenchStoreOptions, counts: Record<string, number>) {
-  const { RedisSessionStore } = await import('../../lib/redis.js')
+  const { RedisSessionStore } = await import('../../lib/stores/redis/index.js')
   const client = await redisClient(options.redisUrl ?? 'redis://127.0.0.1:6379')
   client.on('error', () => {})
   await client.ping()

@@ -5,7 +5,7 @@
  * session up, and Login only makes as many as argon2 allows, so the load generator signs them itself.
  */
 import { createHmac, randomBytes } from 'node:crypto'
-import { secretKeyId } from '../../lib/keys.js'
+import { secretKeyId } from '../../lib/tokens/keys.js'
 import { BENCH_SECRET } from './settings.js'
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: secretKeyId(BENCH_SECRET) })).toString('base64url')

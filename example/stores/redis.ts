@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { checkRedisPersistence } from './redis-persistence.js'
 import type { StoreLogger } from './types.js'
 

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { normalizeEmail } from '../email.js'
+import { normalizeEmail } from '../stores/email.js'
 import { requestError } from '../errors.js'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../openapi.js'
-import { ChangePasswordBody, documentedChangePasswordBody } from '../schemas.js'
-import { validateAs } from '../validation.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
+import { ChangePasswordBody, documentedChangePasswordBody } from '../http/schemas.js'
+import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {

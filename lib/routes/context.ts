@@ -1,12 +1,12 @@
-import type { CheckPassword } from '../credentials.js'
+import type { CheckPassword } from '../password/credential-check.js'
 import type { EmitEvent } from '../events.js'
-import type { PasswordHasher } from '../password.js'
-import type { PasswordPolicy } from '../password-policy.js'
-import type { RefreshCookie } from '../refresh-cookie.js'
-import type { SessionService } from '../sessions.js'
-import type { StoreCall } from '../store-call.js'
+import type { PasswordHasher } from '../password/hasher.js'
+import type { PasswordPolicy } from '../password/policy.js'
+import type { RefreshCookie } from '../session/refresh-cookie.js'
+import type { SessionService } from '../session/service.js'
+import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore } from '../stores/types.js'
-import type { AccessTokens } from '../tokens.js'
+import type { AccessTokens } from '../tokens/access-tokens.js'
 
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { ResolvedKey } from '../keys.js'
+import type { ResolvedKey } from '../tokens/keys.js'
 
 /**
  * The public keys of the EdDSA / ES256 keys as a JWKS document (RFC 7517), for services that verify

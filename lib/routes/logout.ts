@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { accountAccepts, bearerToken } from '../authenticate.js'
+import { accountAccepts, bearerToken } from '../guard/token-check.js'
 import { requestError } from '../errors.js'
-import { noContentResponse, problemResponses, setCookieHeader } from '../openapi.js'
+import { noContentResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { tokenBody } from '../refresh-cookie.js'
-import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../openapi.js'
-import { documentedTokenReply, RefreshBody, RefreshCookieBody } from '../schemas.js'
+import { tokenBody } from '../session/refresh-cookie.js'
+import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
+import { documentedTokenReply, RefreshBody, RefreshCookieBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'
 
 export function registerRefresh (app: FastifyInstance, { sessions, cookie }: RouteContext): void {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { hashPassword, MemoryAccountStore, type AccountStore } from '../../lib/index.js'
-import { createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
+import { createPostgresSchema, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
 import { ADA_FIELDS } from '../helpers/account-fields.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
 import { postgresSchema, postgresUnavailable } from '../helpers/services.js'

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { hashPassword } from '../../lib/index.js'
-import { accountsTriggerSql, createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
+import { accountsTriggerSql, createPostgresSchema, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD, type TestApp } from '../helpers/app.js'
 import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { RedisSessionStore } from '../../lib/redis.js'
+import { RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
 import { buildTestApp, decodeJwt } from '../helpers/app.js'
 import { expectProblem } from '../helpers/problem.js'

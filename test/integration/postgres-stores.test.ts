@@ -1,5 +1,5 @@
 import t from 'tap'
-import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresSessionStore, sessionsTableSql } from '../../lib/postgres.js'
+import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresSessionStore, sessionsTableSql } from '../../lib/stores/postgres/index.js'
 import { accountStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
 import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 

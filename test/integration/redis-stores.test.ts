@@ -1,5 +1,5 @@
 import t from 'tap'
-import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
 import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
 

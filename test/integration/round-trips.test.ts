@@ -1,8 +1,8 @@
 import type { Command } from 'ioredis'
 import t from 'tap'
 import { hashPassword, MemoryAccountStore, MemorySessionStore, type AccountStore, type SessionStore } from '../../lib/index.js'
-import { createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
-import { RedisSessionStore } from '../../lib/redis.js'
+import { createPostgresSchema, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
+import { RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 

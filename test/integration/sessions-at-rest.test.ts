@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import type { SessionStore } from '../../lib/index.js'
-import { createPostgresSchema, PostgresSessionStore } from '../../lib/postgres.js'
-import { RedisSessionStore } from '../../lib/redis.js'
+import { createPostgresSchema, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { buildTestApp, SECRET, type LoginTokens } from '../helpers/app.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { hashPassword } from '../../lib/index.js'
-import { createPostgresSchema, PostgresAccountStore } from '../../lib/postgres.js'
-import { RedisAttemptStore, RedisSessionStore } from '../../lib/redis.js'
+import { createPostgresSchema, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
+import { RedisAttemptStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { buildTestApp, changeBody, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 

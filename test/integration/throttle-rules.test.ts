@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MemoryAttemptStore, type AttemptOutcome, type AttemptStore, type ThrottlePolicy } from '../../lib/index.js'
-import { RedisAttemptStore } from '../../lib/redis.js'
-import { admit, afterOutcome, NO_COUNTS } from '../../lib/throttle-rules.js'
+import { RedisAttemptStore } from '../../lib/stores/redis/index.js'
+import { admit, afterOutcome, NO_COUNTS } from '../../lib/throttle/rules.js'
 import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const POLICY: ThrottlePolicy = { freeFailures: 2, blockMs: 300, maxBlockMs: 700, leaseMs: 250, forgetAfterMs: 600 }

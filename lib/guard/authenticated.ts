@@ -1,0 +1,56 @@
+import type {
+  FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler, RouteGenericInterface, RouteShorthandOptions
+} from 'fastify'
+import type { Authenticate } from './token-check.js'
+import type { AccountDecoratorName } from './decorators.js'
+import { setupError } from '../errors.js'
+import { accountOf, authenticate, failClosed, routeName } from './authenticate.js'
+import { authenticateResponses } from '../http/openapi.js'
+import type { PasswordAuthAccount } from '../stores/types.js'
+
+/** A request behind the guard: its account is there, not null. */
+export type AuthenticatedRequest<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> =
+  FastifyRequest<RouteGeneric> & { [Name in AccountDecoratorName]: PasswordAuthAccount }
+
+export type AuthenticatedHandler<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> =
+  (this: FastifyInstance, request: AuthenticatedRequest<RouteGeneric>, reply: FastifyReply<RouteGeneric>) => unknown
+
+/** Route options with the guard first in `onRequest` and the handler that relies on it. */
+export interface AuthenticatedRoute<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> {
+  onRequest: Authenticate | Array<Authenticate | onRequestHookHandler>
+  schema?: FastifySchema
+  handler: (this: FastifyInstance, request: FastifyRequest<RouteGeneric>, reply: FastifyReply<RouteGeneric>) => Promise<unknown>
+}
+
+/**
+ * Route options for a guarded route whose handler sees the account as non-null:
+ * `app.get('/me', authenticated(async (request) => request.account.email))`, or with options,
+ * `authenticated({ schema }, handler)`. The guard runs first in `onRequest`; the guard's 401 and 503 are
+ * added to `schema.response` (yours win). If the handler is reached without an account all the same,
+ * it answers 503 and never runs.
+ */
+export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> (
+  handler: AuthenticatedHandler<RouteGeneric>
+): AuthenticatedRoute<RouteGeneric>
+export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface, Options extends RouteShorthandOptions = RouteShorthandOptions> (
+  options: Options, handler: AuthenticatedHandler<RouteGeneric>
+): Omit<Options, 'onRequest' | 'schema' | 'handler'> & AuthenticatedRoute<RouteGeneric>
+export function authenticated (
+  first: RouteShorthandOptions | AuthenticatedHandler, second?: AuthenticatedHandler
+): AuthenticatedRoute {
+  const [options, handler] = typeof first === 'function' ? [{}, first] : [first, second!]
+  const { onRequest, schema, ...rest } = options as RouteShorthandOptions & { handler?: unknown }
+  delete rest.handler
+  const hooks = onRequest === undefined ? [] : [onRequest].flat() as onRequestHookHandler[]
+  return {
+    ...rest,
+    onRequest: hooks.length === 0 ? authenticate : [authenticate, ...hooks],
+    schema: { ...schema, response: { ...authenticateResponses(), ...schema?.response as object } },
+    handler: async function authenticatedHandler (request, reply) {
+      if (accountOf(request) === null) {
+        return await failClosed(request, reply, setupError('FST_PWAUTH_GUARD_SKIPPED', routeName(request)))
+      }
+      return await handler.call(this, request as AuthenticatedRequest, reply)
+    }
+  }
+}

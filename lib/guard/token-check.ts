@@ -1,0 +1,75 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { BODY_LIMIT } from '../http/body-parsers.js'
+import { asRequestError, requestError } from '../errors.js'
+import type { SendProblem } from '../http/problem.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AccountStore, PasswordAuthAccount, SessionStore } from '../stores/types.js'
+import type { AccessTokenClaims, AccessTokens } from '../tokens/access-tokens.js'
+
+export interface CheckedToken {
+  account: PasswordAuthAccount
+  claims: AccessTokenClaims
+}
+
+export type CheckAccessToken = (request: FastifyRequest) => Promise<CheckedToken>
+
+/**
+ * The token in `Authorization: Bearer <token>`. No header or another scheme: 401 TOKEN_MISSING;
+ * the Bearer scheme without a usable token: 401 TOKEN_INVALID.
+ */
+export function bearerToken (authorization: string | undefined): string {
+  if (authorization === undefined) throw requestError('FST_PWAUTH_TOKEN_MISSING')
+  const space = authorization.indexOf(' ')
+  const scheme = space === -1 ? authorization : authorization.slice(0, space)
+  if (scheme.toLowerCase() !== 'bearer') throw requestError('FST_PWAUTH_TOKEN_MISSING')
+  const token = space === -1 ? '' : authorization.slice(space + 1).trim()
+  if (token === '' || token.includes(' ')) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+  return token
+}
+
+/** True if the account may still use tokens carrying credential version `cv`. */
+export function accountAccepts (account: PasswordAuthAccount | null, cv: number): account is PasswordAuthAccount {
+  return account !== null && account.active && account.credentialVersion === cv
+}
+
+/** The account as handlers see it: never with a password hash, even if a custom store returned one. */
+export function publicAccount (account: PasswordAuthAccount): PasswordAuthAccount {
+  if (!('passwordHash' in account)) return account
+  const { passwordHash: _, ...rest } = account as PasswordAuthAccount & { passwordHash: unknown }
+  return rest
+}
+
+/**
+ * Accepts a token only if it verifies, its session is live, and its account exists, is active and still
+ * has the token's credential version. The two store reads run at once; either failing is a 503.
+ */
+export function createTokenCheck (tokens: AccessTokens, accounts: AccountStore, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
+  return async function checkAccessToken (request) {
+    const claims = tokens.verify(bearerToken(request.headers.authorization))
+    const [session, account] = await Promise.all([
+      storeCall(request.log, 'sessions.get', () => sessions.get(claims.sid)),
+      storeCall(request.log, 'accounts.findById', () => accounts.findById(claims.sub))
+    ])
+    if (session === null || session.accountId !== claims.sub || !accountAccepts(account, claims.cv)) {
+      throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    }
+    return { account: publicAccount(account), claims }
+  }
+}
+
+/** The guard for host routes: `{ onRequest: authenticate }`. Sets `request.account`. */
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>
+
+/**
+ * The token check of one registration, as a hook: sets `request[accountKey]`; a failed check is answered
+ * as problem+json here, whatever the host's error handler does.
+ */
+export function createAuthenticate (checkAccessToken: CheckAccessToken, sendProblem: SendProblem, accountKey = 'account'): Authenticate {
+  return async function authenticate (request, reply) {
+    try {
+      (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
+    } catch (err) {
+      return sendProblem(reply, asRequestError(err, request, BODY_LIMIT))
+    }
+  }
+}

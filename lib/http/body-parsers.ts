@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify'
+import { requestError } from '../errors.js'
+
+export const BODY_LIMIT = 16 * 1024
+
+// Fatal: a byte sequence that is not well-formed UTF-8 (a Latin-1 é, an encoded surrogate) is an error,
+// never a U+FFFD that different passwords would share. ignoreBOM keeps a leading BOM in the text, where
+// the JSON parser skips exactly one (RFC 8259 §8.1 lets a parser ignore it).
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+// Every `charset` parameter, quoted or not. A quoted value of another parameter that merely contains
+// "charset=" can only make this stricter.
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/gi
+
+/** Whether every charset parameter of a Content-Type names UTF-8 (case-insensitively); none is fine. */
+export function declaresOnlyUtf8 (contentType: string): boolean {
+  for (const [, raw] of contentType.matchAll(CHARSET_PARAMETER)) {
+    const value = raw!.startsWith('"') ? raw!.slice(1, -1).replace(/\\(.)/g, '$1') : raw!
+    if (value.toLowerCase() !== 'utf-8') return false
+  }
+  return true
+}
+
+/**
+ * Only `application/json` in UTF-8; other media types and other charsets get 415, bytes that are not
+ * well-formed UTF-8 get 400. The size limit applies before any of it. Prototype poisoning is an error.
+ */
+export function acceptJsonOnly (app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (request, body, done) => {
+    if (!declaresOnlyUtf8(String(request.headers['content-type']))) {
+      done(requestError('FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE'), undefined)
+      return
+    }
+    let text: string
+    try {
+      text = UTF8.decode(body as Buffer)
+    } catch {
+      done(requestError('FST_PWAUTH_MALFORMED_BODY'), undefined)
+      return
+    }
+    parseJson(request, text, done)
+  })
+}
+
+/**
+ * Reads (up to the body limit) and discards any body, whatever its media type. The header goes first,
+ * because Fastify answers a malformed Content-Type with 415 before any parser runs.
+ */
+export function ignoreBody (app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => { delete request.headers['content-type']; done() })
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, _body, done) => { done(null, undefined) })
+}

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox'
+import { EMAIL_PATTERN } from '../stores/email.js'
+import { WELL_FORMED_PATTERN } from '../password/hasher.js'
+
+export const MAX_PASSWORD_INPUT = 1024
+
+export const Email = Type.String({
+  pattern: EMAIL_PATTERN,
+  description: 'E-mail address of a registered, active account; 3 to 254 characters after trimming.',
+  examples: ['ada@example.com']
+})
+
+function password (description: string) {
+  return Type.String({ minLength: 1, maxLength: MAX_PASSWORD_INPUT, pattern: WELL_FORMED_PATTERN, description })
+}
+
+export const LoginBody = Type.Object({
+  email: Email,
+  password: password('The account\'s password.')
+})
+
+/** The input rules of ChangePassword: what its validator checks. */
+export const ChangePasswordBody = Type.Object({
+  email: Email,
+  currentPassword: password('The account\'s current password.'),
+  newPassword: password('The new password; must satisfy the password policy.'),
+  confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+})
+
+/**
+ * ChangePassword as documented: newPassword carries the policy's lengths. JSON Schema counts code
+ * points, as the policy does (after NFC); the policy, not the validator, enforces them, so a password
+ * outside them gets 400 FST_PWAUTH_WEAK_PASSWORD with reasons, as the contract says.
+ */
+export function documentedChangePasswordBody ({ minLength, maxLength }: { minLength: number, maxLength: number }) {
+  return Type.Object({
+    ...ChangePasswordBody.properties,
+    newPassword: Type.String({
+      minLength,
+      maxLength,
+      pattern: WELL_FORMED_PATTERN,
+      description: `The new password: ${minLength} to ${maxLength} Unicode code points after NFC normalisation (and at most ` +
+        `${MAX_PASSWORD_INPUT} UTF-16 code units), not the current password, not containing the e-mail's local part. ` +
+        'Outside the lengths: 400 FST_PWAUTH_WEAK_PASSWORD with reasons.'
+    })
+  })
+}
+
+export const MAX_REFRESH_TOKEN = 1024
+
+export const RefreshBody = Type.Object({
+  refreshToken: Type.String({ minLength: 1, maxLength: MAX_REFRESH_TOKEN, description: 'The refresh token of the last Login or Refresh.' })
+})
+
+/** Cookie mode: the refresh token travels in its cookie, and the JSON body (`{}` is fine) keeps cross-site forms out. */
+export const RefreshCookieBody = Type.Object({})
+
+const TOKEN_REPLY = {
+  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as "Authorization: Bearer <token>".' }),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the access token expires.' })
+}
+const REFRESH_TOKEN = Type.String({
+  maxLength: MAX_REFRESH_TOKEN,
+  description: 'Opaque; exchange it at Refresh for new tokens. Each refresh token is good for one refresh.'
+})
+const REFRESH_EXPIRES_IN = Type.Integer({ description: 'Seconds until the session ends if the refresh token is not used.' })
+
+/** Login's and Refresh's body as a registration sends it: refresh fields only with refresh on, the token only outside cookie mode. */
+export function documentedTokenReply ({ refresh, cookie }: { refresh: boolean, cookie: boolean }) {
+  if (!refresh) return Type.Object(TOKEN_REPLY)
+  return Type.Object(cookie
+    ? { ...TOKEN_REPLY, refreshExpiresIn: REFRESH_EXPIRES_IN }
+    : { ...TOKEN_REPLY, refreshToken: REFRESH_TOKEN, refreshExpiresIn: REFRESH_EXPIRES_IN })
+}

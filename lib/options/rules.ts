@@ -1,0 +1,47 @@
+import { invalidOption } from '../errors.js'
+
+export function assert (condition: unknown, message: string): asserts condition {
+  if (!condition) throw invalidOption(message)
+}
+
+export function isInteger (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max
+}
+
+export function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Edit distance, case-insensitive, so `expiresin` finds `expiresIn`. */
+function distance (a: string, b: string): number {
+  a = a.toLowerCase()
+  b = b.toLowerCase()
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** How far a known name is from a misspelt one: a name it contains (`idle` in `idleTimeout`) is nearest. */
+function score (name: string, candidate: string): number {
+  return candidate.toLowerCase().includes(name.toLowerCase()) ? 0 : distance(name, candidate)
+}
+
+/** The known name closest to a misspelt one. */
+export function nearest (name: string, known: readonly string[]): string {
+  return known.reduce((best, candidate) => score(name, candidate) < score(name, best) ? candidate : best)
+}
+
+/** Fails on any key of `value` not in `known`, naming the nearest known key: a misspelt option must not be ignored. */
+export function checkKnownKeys (value: Record<string, unknown>, known: readonly string[], where: string): void {
+  for (const name of Object.keys(value)) {
+    if (!known.includes(name)) {
+      throw invalidOption(`unknown option ${where === '' ? '' : `${where}.`}${name}: did you mean ${where === '' ? '' : `${where}.`}${nearest(name, known)}?`)
+    }
+  }
+}

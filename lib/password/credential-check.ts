@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify'
+import type { LoginFailureReason } from '../events.js'
+import type { PasswordHasher } from './hasher.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AccountStore, StoredAccount } from '../stores/types.js'
+import type { EmailThrottle } from '../throttle/email-throttle.js'
+
+export type PasswordCheckResult =
+  | { outcome: 'verified', account: StoredAccount, hashFormat: string }
+  | { outcome: 'failed', reason: LoginFailureReason, account: StoredAccount | null }
+  | { outcome: 'throttled', retryAfter: number }
+
+export type CheckPassword = (request: FastifyRequest, email: string, password: string) => Promise<PasswordCheckResult>
+
+interface Dependencies {
+  accounts: AccountStore
+  hasher: PasswordHasher
+  throttle: EmailThrottle
+  storeCall: StoreCall
+  /** Verified instead of a missing or inactive account's hash, so every failure costs one verification. */
+  dummyHash: string
+}
+
+/**
+ * The password check Login and ChangePassword share: throttle reservation first, then exactly one
+ * verification of the stored hash whatever its format (argon2 against a dummy hash when there is no usable
+ * account or the stored hash is in no known format), then the reservation is settled with the outcome.
+ */
+export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, dummyHash }: Dependencies): CheckPassword {
+  return async function checkPassword (request, email, password) {
+    const attempt = await throttle.begin(request, email)
+    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter }
+
+    let result: PasswordCheckResult
+    try {
+      const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
+      if (account !== null && account.active) {
+        const check = await hasher.check(account.passwordHash, password)
+        // A hash in no known format costs one argon2 verification too, like every other failure.
+        if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password)
+        result = check.verdict === 'verified'
+          ? { outcome: 'verified', account, hashFormat: check.format }
+          : { outcome: 'failed', reason: check.verdict, account }
+      } else {
+        await hasher.verify(dummyHash, password)
+        result = { outcome: 'failed', reason: account === null ? 'unknown_account' : 'inactive_account', account }
+      }
+    } catch (err) {
+      // Undecided (store down, hashing at capacity): the attempt counts neither way.
+      await attempt.settle('cancel').catch(() => {})
+      throw err
+    }
+    await attempt.settle(result.outcome === 'verified' ? 'success' : 'failure')
+    return result
+  }
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto'
+import { hash } from '@node-rs/argon2'
+import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
+import type { HashQueue } from './hash-queue.js'
+import { parseArgon2Hash } from './legacy/argon2.js'
+import { createHashVerifier, type HashCheck, type HashVerifierOptions, type VerifyStoredHash } from './legacy/index.js'
+
+/**
+ * Well-formed UTF-16: no lone surrogate. argon2 would map every lone surrogate to U+FFFD, so different
+ * passwords would share a hash. Means the same with or without the regular expression `u` flag.
+ */
+export const WELL_FORMED_PATTERN = String.raw`^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$`
+
+/** Passwords are hashed and verified in NFC and otherwise exactly as sent. */
+export function normalizePassword (password: string): string {
+  return password.normalize('NFC')
+}
+
+/** Number of Unicode code points, the unit of the password policy. */
+export function codePointLength (text: string): number {
+  return [...text].length
+}
+
+/**
+ * Hashes a password with argon2id, for hosts creating accounts. Takes the plugin's `argon2` option
+ * (costs and pepper, checked the same way) and normalises the password as the plugin does.
+ */
+export async function hashPassword (password: string, argon2?: Argon2Options): Promise<string> {
+  if (typeof password !== 'string' || password.length === 0 || !password.isWellFormed()) {
+    throw new TypeError('hashPassword: the password must be a non-empty, well-formed string')
+  }
+  const { params, pepper } = resolveArgon2(argon2)
+  return await hash(normalizePassword(password), { ...params, secret: pepper })
+}
+
+/**
+ * True when a verified stored hash should be replaced: it is not argon2id (a legacy format, argon2i or
+ * argon2d), or was made with an older version or weaker parameters than `params`. Stronger argon2id
+ * hashes are left alone.
+ */
+export function needsUpgrade (storedHash: string, params: Argon2Params): boolean {
+  const argon2 = parseArgon2Hash(storedHash)
+  return argon2 === null || argon2.algorithm !== 'argon2id' || argon2.version < 19 ||
+    argon2.memoryCost < params.memoryCost || argon2.timeCost < params.timeCost
+}
+
+/** Counters of the argon2 work done since registration. */
+export interface HashingStats {
+  verifications: number
+  hashes: number
+  /** Operations refused with 503 because the wait list was full. */
+  shed: number
+  /** Operations running or waiting now. */
+  inFlight: number
+}
+
+/**
+ * argon2id hashing with the configured parameters, and verification of stored hashes in every known
+ * format, all through the bounded queue.
+ */
+export class PasswordHasher {
+  readonly params: Readonly<Argon2Params>
+  readonly #options: Argon2Params & { secret?: Uint8Array }
+  readonly #queue: HashQueue
+  readonly #verifyStoredHash: VerifyStoredHash
+  #verifications = 0
+  #hashes = 0
+
+  constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue, formats: Omit<HashVerifierOptions, 'pepper'>) {
+    this.params = Object.freeze({ ...params })
+    this.#options = { ...params, secret: pepper }
+    this.#queue = queue
+    this.#verifyStoredHash = createHashVerifier({ ...formats, pepper })
+  }
+
+  async hash (password: string): Promise<string> {
+    return await this.#queue.run(async () => {
+      this.#hashes++
+      return await hash(normalizePassword(password), this.#options)
+    })
+  }
+
+  /** Whether the password matches, is wrong, or the stored hash is in no format this process can verify. */
+  async check (storedHash: string, password: string): Promise<HashCheck> {
+    return await this.#queue.run(async () => {
+      const check = await this.#verifyStoredHash(storedHash, password)
+      if (check.verdict !== 'unsupported_hash') this.#verifications++
+      return check
+    })
+  }
+
+  async verify (storedHash: string, password: string): Promise<boolean> {
+    return (await this.check(storedHash, password)).verdict === 'verified'
+  }
+
+  stats (): HashingStats {
+    return { verifications: this.#verifications, hashes: this.#hashes, shed: this.#queue.shed, inFlight: this.#queue.size }
+  }
+
+  /** A hash of a random password with the configured parameters, verified instead of a missing one. */
+  async createDummyHash (): Promise<string> {
+    return await hash(randomBytes(32).toString('base64url'), this.#options)
+  }
+}

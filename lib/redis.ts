@@ -1,3 +1,0 @@
-/** Redis-backed stores (`fastify-password-auth/redis`); needs the optional peer dependency ioredis. */
-export { RedisAttemptStore, type RedisAttemptStoreOptions } from './stores/redis-attempts.js'
-export { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis-sessions.js'

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import { requestError } from '../errors.js'
+import type { EmitEvent, RefreshFailureReason } from '../events.js'
+import type { RefreshTokens } from './refresh-tokens.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type {
+  AccountStore, PasswordAuthAccount, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionStore, SessionTimes
+} from '../stores/types.js'
+import type { AccessTokens, IssuedAccessToken } from '../tokens/access-tokens.js'
+
+/** The body of a successful Login or Refresh. */
+export interface TokenReply extends IssuedAccessToken {
+  /** Only when refresh tokens are on. */
+  refreshToken?: string
+  refreshExpiresIn?: number
+}
+
+export interface SessionServiceOptions {
+  store: SessionStore
+  accounts: AccountStore
+  accessTokens: AccessTokens
+  refreshTokens: RefreshTokens
+  storeCall: StoreCall
+  emit: EmitEvent
+  policy: SessionPolicy
+  /** Whether Login and Refresh hand out refresh tokens. */
+  refresh: boolean
+  /** For calls made outside a request (the host API). */
+  log: FastifyBaseLogger
+}
+
+const USER_AGENT_LIMIT = 256
+
+/** A refresh that fails: one 401 for every reason, the reason kept for the event. */
+class RefreshFailure extends Error {
+  constructor (readonly reason: RefreshFailureReason, readonly accountId?: string) {
+    super(reason)
+  }
+}
+
+/** Why an account can no longer hold the session, if it cannot. */
+function accountProblem (account: PasswordAuthAccount | null, credentialVersion: number): RefreshFailureReason | undefined {
+  if (account === null) return 'account_deleted'
+  if (!account.active) return 'account_inactive'
+  if (account.credentialVersion !== credentialVersion) return 'credentials_changed'
+  return undefined
+}
+
+/**
+ * Sessions: started at Login, refreshed with one-time refresh tokens (a grace answer for concurrent
+ * refreshes, reuse ending the session), ended by Logout, a password change, the host, or reuse.
+ */
+export class SessionService {
+  readonly policy: Readonly<SessionPolicy>
+  readonly refreshEnabled: boolean
+  readonly #store: SessionStore
+  readonly #accounts: AccountStore
+  readonly #accessTokens: AccessTokens
+  readonly #refreshTokens: RefreshTokens
+  readonly #storeCall: StoreCall
+  readonly #emit: EmitEvent
+  readonly #log: FastifyBaseLogger
+
+  constructor ({ store, accounts, accessTokens, refreshTokens, storeCall, emit, policy, refresh, log }: SessionServiceOptions) {
+    this.#log = log
+    this.#store = store
+    this.#accounts = accounts
+    this.#accessTokens = accessTokens
+    this.#refreshTokens = refreshTokens
+    this.#storeCall = storeCall
+    this.#emit = emit
+    this.policy = Object.freeze({ ...policy })
+    this.refreshEnabled = refresh
+  }
+
+  /** Starts a session for an account that just proved its password. */
+  async start (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ sessionId: string, reply: TokenReply }> {
+    const sessionId = randomBytes(16).toString('base64url')
+    const keyId = this.#refreshTokens.currentKeyId
+    const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
+    const times = await this.#storeCall(request.log, 'sessions.create', async () => await this.#store.create({
+      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent
+    }, this.policy))
+    this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
+    return { sessionId, reply: this.#reply(account, sessionId, 0, keyId, times) }
+  }
+
+  /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
+  async refresh (request: FastifyRequest, token: string): Promise<TokenReply> {
+    const fields = this.#refreshTokens.read(token)
+    try {
+      if (fields === null) throw new RefreshFailure('invalid')
+      const { sessionId, generation, createdAt } = fields
+      const state = await this.#storeCall(request.log, 'sessions.get', async () => await this.#store.get(sessionId))
+      let account: PasswordAuthAccount | null = null
+      if (state !== null) {
+        // The account is checked before rotating: a store failure here leaves the refresh token as it was.
+        account = await this.#storeCall(request.log, 'accounts.findById', async () => await this.#accounts.findById(state.accountId))
+        const problem = accountProblem(account, state.credentialVersion)
+        if (problem !== undefined) {
+          await this.end(request, sessionId, problem === 'credentials_changed' ? 'credentials_changed' : 'account_inactive')
+          throw new RefreshFailure(problem, state.accountId)
+        }
+      }
+      const result = await this.#storeCall(request.log, 'sessions.rotate', async () =>
+        await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
+      if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
+        this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
+        return this.#reply(account, sessionId, result.generation, result.keyId, result)
+      }
+      if (result.outcome === 'reused') {
+        this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
+        this.#emit(request, { type: 'session.ended', accountId: result.accountId, sessionId, reason: 'refresh_token_reused' })
+        throw new RefreshFailure('reused', result.accountId)
+      }
+      throw new RefreshFailure(this.#reasonOf(result, createdAt))
+    } catch (err) {
+      if (!(err instanceof RefreshFailure)) throw err
+      this.#emit(request, { type: 'session.refresh_failed', reason: err.reason, accountId: err.accountId, sessionId: fields?.sessionId })
+      throw requestError('FST_PWAUTH_REFRESH_TOKEN_INVALID')
+    }
+  }
+
+  /** Ends a live session; resolves its account id if this call ended it. Logout reports itself; other ends emit `session.ended`. */
+  async end (request: FastifyRequest | undefined, sessionId: string, reason: SessionEndReason): Promise<string | null> {
+    const accountId = await this.#storeCall(request?.log ?? this.#log, 'sessions.end', async () => await this.#store.end(sessionId, reason))
+    if (accountId !== null && reason !== 'logout') this.#emit(request, { type: 'session.ended', accountId, sessionId, reason })
+    return accountId
+  }
+
+  /** Ends every session of an account; resolves how many were live. */
+  async endAll (request: FastifyRequest | undefined, accountId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
+    const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.endAll', async () => await this.#store.endAll(accountId, reason))
+    for (const sessionId of ended) this.#emit(request, { type: 'session.ended', accountId, sessionId, reason })
+    return ended.length
+  }
+
+  async list (request: FastifyRequest | undefined, accountId: string): Promise<SessionInfo[]> {
+    return await this.#storeCall(request?.log ?? this.#log, 'sessions.list', async () => await this.#store.list(accountId))
+  }
+
+  /** A store that forgot the session can still say whether its absolute limit had passed. */
+  #reasonOf (result: RotationResult, createdAt: number): RefreshFailureReason {
+    if (result.outcome === 'unknown' && Date.now() - createdAt >= this.policy.maxMs) return 'expired'
+    return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
+  }
+
+  #reply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes): TokenReply {
+    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion }
+    const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
+    if (this.refreshEnabled) {
+      reply.refreshToken = this.#refreshTokens.mint({ sessionId, generation, createdAt: times.createdAt }, keyId)
+      reply.refreshExpiresIn = Math.floor(times.expiresInMs / 1000)
+    }
+    return reply
+  }
+}

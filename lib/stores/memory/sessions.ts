@@ -1,0 +1,151 @@
+import type {
+  NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
+} from '../types.js'
+
+interface Entry {
+  readonly session: Readonly<NewSession>
+  readonly createdAt: number
+  /** The absolute end. */
+  readonly endsAt: number
+  lastUsedAt: number
+  /** The idle limit: lastUsedAt + idleMs. */
+  idleUntil: number
+  generation: number
+  keyId: string
+  rotatedAt: number
+  /** Kept as a tombstone until the session would have expired, so a late refresh learns why it fails. */
+  ended: SessionEndReason | undefined
+}
+
+const SWEEP_INTERVAL_MS = 60_000
+
+export interface MemorySessionStoreOptions {
+  /** The clock, epoch milliseconds (default Date.now); tests move it to watch sessions expire. */
+  now?: () => number
+}
+
+/**
+ * Sessions in process memory, for a single instance. Entries, ended ones included, are dropped once
+ * their idle or absolute limit has passed (swept at most once a minute), so memory is bounded by the
+ * sessions started per idle period.
+ */
+export class MemorySessionStore implements SessionStore {
+  readonly #entries = new Map<string, Entry>()
+  readonly #byAccount = new Map<string, Set<string>>()
+  readonly #now: () => number
+  #nextSweep = 0
+
+  constructor ({ now = Date.now }: MemorySessionStoreOptions = {}) {
+    this.#now = now
+  }
+
+  async create (session: NewSession, policy: SessionPolicy): Promise<SessionTimes> {
+    const now = this.#now()
+    if (now >= this.#nextSweep) this.#sweep(now)
+    if (this.#entries.has(session.id)) throw new Error('A session with this id already exists')
+    const entry: Entry = {
+      session: Object.freeze({ ...session }),
+      createdAt: now,
+      endsAt: now + policy.maxMs,
+      lastUsedAt: now,
+      idleUntil: now + policy.idleMs,
+      generation: 0,
+      keyId: session.keyId,
+      rotatedAt: now,
+      ended: undefined
+    }
+    this.#entries.set(session.id, entry)
+    let ids = this.#byAccount.get(session.accountId)
+    if (ids === undefined) this.#byAccount.set(session.accountId, ids = new Set())
+    ids.add(session.id)
+    return times(entry, now)
+  }
+
+  async get (sessionId: string): Promise<SessionState | null> {
+    const entry = this.#entries.get(sessionId)
+    if (entry === undefined || !isLive(entry, this.#now())) return null
+    return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion }
+  }
+
+  async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
+    const entry = this.#entries.get(sessionId)
+    if (entry === undefined) return { outcome: 'unknown' }
+    if (entry.ended !== undefined) return { outcome: 'ended' }
+    const now = this.#now()
+    if (now >= entry.endsAt) return { outcome: 'expired' }
+    if (now >= entry.idleUntil) return { outcome: 'idle' }
+    if (generation === entry.generation) {
+      entry.generation++
+      entry.keyId = keyId
+      entry.rotatedAt = now
+      entry.lastUsedAt = now
+      entry.idleUntil = now + policy.idleMs
+      return { outcome: 'rotated', ...this.#current(entry, now) }
+    }
+    if (generation === entry.generation - 1 && now - entry.rotatedAt <= policy.graceMs) {
+      return { outcome: 'grace', ...this.#current(entry, now) }
+    }
+    entry.ended = 'refresh_token_reused'
+    return { outcome: 'reused', accountId: entry.session.accountId }
+  }
+
+  async end (sessionId: string, reason: SessionEndReason): Promise<string | null> {
+    const entry = this.#entries.get(sessionId)
+    if (entry === undefined || !isLive(entry, this.#now())) return null
+    entry.ended = reason
+    return entry.session.accountId
+  }
+
+  async endAll (accountId: string, reason: SessionEndReason): Promise<string[]> {
+    const ended: string[] = []
+    for (const id of this.#byAccount.get(accountId) ?? []) {
+      if (await this.end(id, reason) !== null) ended.push(id)
+    }
+    return ended
+  }
+
+  async list (accountId: string): Promise<SessionInfo[]> {
+    const now = this.#now()
+    const sessions: SessionInfo[] = []
+    for (const id of this.#byAccount.get(accountId) ?? []) {
+      const entry = this.#entries.get(id)!
+      if (!isLive(entry, now)) continue
+      const { ip, userAgent } = entry.session
+      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, expiresAt: expiresAt(entry), ip, userAgent })
+    }
+    return sessions
+  }
+
+  /** Number of sessions held, ended ones included. */
+  get size (): number {
+    return this.#entries.size
+  }
+
+  #current (entry: Entry, now: number) {
+    const { accountId, credentialVersion } = entry.session
+    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, ...times(entry, now) }
+  }
+
+  #sweep (now: number): void {
+    this.#nextSweep = now + SWEEP_INTERVAL_MS
+    for (const [id, entry] of this.#entries) {
+      if (now < expiresAt(entry)) continue
+      this.#entries.delete(id)
+      const ids = this.#byAccount.get(entry.session.accountId)!
+      ids.delete(id)
+      if (ids.size === 0) this.#byAccount.delete(entry.session.accountId)
+    }
+  }
+}
+
+function expiresAt (entry: Entry): number {
+  return Math.min(entry.idleUntil, entry.endsAt)
+}
+
+function isLive (entry: Entry, now: number): boolean {
+  return entry.ended === undefined && now < expiresAt(entry)
+}
+
+function times (entry: Entry, now: number): SessionTimes {
+  return { createdAt: entry.createdAt, expiresInMs: expiresAt(entry) - now, remainingMs: entry.endsAt - now }
+}

@@ -1,0 +1,25 @@
+/** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
+import { accountsTableSql } from './accounts-ddl.js'
+import { sessionsTableSql } from './sessions.js'
+import type { Queryable } from './sql.js'
+
+export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
+export type {
+  PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
+} from './account-mapping.js'
+export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
+export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
+export type { Queryable } from './sql.js'
+
+/**
+ * Creates the plugin's tables, indexes and trigger if they do not exist yet. Idempotent, and safe when
+ * several instances start at once: the statements run as one implicit transaction (one simple query)
+ * under an advisory lock, since concurrent CREATE TABLE IF NOT EXISTS can otherwise fail on PostgreSQL's catalog.
+ */
+export async function createPostgresSchema (pool: Queryable, { accountsTable, sessionsTable }: { accountsTable?: string, sessionsTable?: string } = {}): Promise<void> {
+  await pool.query({
+    text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
+${accountsTableSql(accountsTable)}
+${sessionsTableSql(sessionsTable)}`
+  })
+}

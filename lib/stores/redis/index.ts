@@ -1,0 +1,3 @@
+/** Redis-backed stores (`fastify-password-auth/redis`); needs the optional peer dependency ioredis. */
+export { RedisAttemptStore, type RedisAttemptStoreOptions } from './attempts.js'
+export { RedisSessionStore, type RedisSessionStoreOptions } from './sessions.js'

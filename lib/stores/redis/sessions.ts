@@ -1,0 +1,200 @@
+import type { Cluster, Redis } from 'ioredis'
+import type {
+  NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
+} from '../types.js'
+
+export interface RedisSessionStoreOptions {
+  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
+  client: Redis | Cluster
+  /** Key prefix (default 'fastify-password-auth:sessions:'); no braces, they pick Cluster slots. */
+  prefix?: string
+}
+
+// A session is a hash {sid} that expires (on the Redis server's clock) at its idle or absolute limit,
+// whichever comes first, so a live key is a live session and the per-request check is one HMGET.
+// Ending deletes it and leaves {sid}:ended (the reason) for as long as the session would have lived, so
+// a late refresh learns why it fails. Both keys share the hash tag: one Cluster slot, one atomic script.
+// Fields: a account id, v credential version, k key id, g generation, r rotated at, c created at,
+// u last used, i idle limit, e absolute end (ms, server time), ip, ua.
+const NOW = 'local t = redis.call(\'TIME\') local now = t[1] * 1000 + math.floor(t[2] / 1000)'
+
+const CREATE = `${NOW}
+local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
+local idle, ends = now + idleMs, now + maxMs
+redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
+  'g', 0, 'r', now, 'c', now, 'u', now, 'i', idle, 'e', ends)
+redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
+return {now, math.min(idle, ends) - now, ends - now}`
+
+const END = `local ttl = redis.call('PTTL', KEYS[1])
+if ttl <= 0 then return false end
+local account = redis.call('HGET', KEYS[1], 'a')
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+return account`
+
+const ROTATE = `${NOW}
+local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e')
+if not s[1] then
+  if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
+  return {'unknown'}
+end
+local current, rotatedAt, idle, ends = tonumber(s[4]), tonumber(s[5]), tonumber(s[7]), tonumber(s[8])
+if now >= ends then return {'expired'} end
+if now >= idle then return {'idle'} end
+if generation == current then
+  current = current + 1
+  idle = now + idleMs
+  redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
+  redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now}
+end
+if generation == current - 1 and now - rotatedAt <= graceMs then
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now}
+end
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
+return {'reused', s[1]}`
+
+const COMMANDS = {
+  fastifyPasswordAuthSessionCreate: CREATE,
+  fastifyPasswordAuthSessionEnd: END,
+  fastifyPasswordAuthSessionRotate: ROTATE
+}
+
+type Reply = Array<string | number>
+
+interface ScriptedClient {
+  fastifyPasswordAuthSessionCreate: (key: string, ...args: Array<string | number>) => Promise<number[]>
+  fastifyPasswordAuthSessionEnd: (key: string, ended: string, reason: string) => Promise<string | null>
+  fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
+}
+
+const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua'] as const
+/**
+ * An index entry whose session key is missing is removed only once it is this old: a Login writes the
+ * entry first and the session a moment later, and must not be dropped in between (it would escape a
+ * later "log out everywhere"). Generous, since the score is an app clock and app clocks may differ.
+ */
+const INDEX_SETTLE_MS = 300_000
+
+function times (createdAt: unknown, expiresInMs: unknown, remainingMs: unknown): SessionTimes {
+  return { createdAt: Number(createdAt), expiresInMs: Number(expiresInMs), remainingMs: Number(remainingMs) }
+}
+
+/**
+ * Sessions in Redis, shared by every instance: atomic Lua scripts (defined once per client) on keys of
+ * one hash slot, with the Redis server's clock, so Redis Cluster works and app clocks may differ. An
+ * account's session ids are kept in a set of their own, for listing and ending them all.
+ */
+export class RedisSessionStore implements SessionStore {
+  readonly #client: Redis | Cluster
+  readonly #scripts: ScriptedClient
+  readonly #prefix: string
+
+  constructor ({ client, prefix = 'fastify-password-auth:sessions:' }: RedisSessionStoreOptions) {
+    for (const [name, lua] of Object.entries(COMMANDS)) {
+      if (typeof (client as unknown as Record<string, unknown>)[name] !== 'function') {
+        client.defineCommand(name, { numberOfKeys: name === 'fastifyPasswordAuthSessionCreate' ? 1 : 2, lua })
+      }
+    }
+    this.#client = client
+    this.#scripts = client as unknown as ScriptedClient
+    this.#prefix = prefix
+  }
+
+  async create (session: NewSession, policy: SessionPolicy): Promise<SessionTimes> {
+    // The index first: a session it does not list could not be ended with the others.
+    const index = this.#accountKey(session.accountId)
+    await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
+    const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
+      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs)
+    return times(createdAt, expiresInMs, remainingMs)
+  }
+
+  async get (sessionId: string): Promise<SessionState | null> {
+    const [accountId, credentialVersion] = await this.#client.hmget(this.#sessionKey(sessionId), 'a', 'v')
+    return accountId === null || credentialVersion === null ? null : { accountId, credentialVersion: Number(credentialVersion) }
+  }
+
+  async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
+    const key = this.#sessionKey(sessionId)
+    const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs] = reply
+    switch (outcome) {
+      case 'rotated':
+      case 'grace':
+        return {
+          outcome,
+          generation: Number(current),
+          keyId: String(currentKey),
+          accountId: String(accountId),
+          credentialVersion: Number(credentialVersion),
+          ...times(createdAt, expiresInMs, remainingMs)
+        }
+      case 'reused': return { outcome, accountId: String(current) }
+      default: return { outcome: outcome as 'ended' | 'idle' | 'expired' | 'unknown' }
+    }
+  }
+
+  async end (sessionId: string, reason: SessionEndReason): Promise<string | null> {
+    const key = this.#sessionKey(sessionId)
+    return await this.#scripts.fastifyPasswordAuthSessionEnd(key, `${key}:ended`, reason)
+  }
+
+  async endAll (accountId: string, reason: SessionEndReason): Promise<string[]> {
+    const entries = await this.#entries(accountId)
+    const results = await Promise.all(entries.map(async ({ id }) => await this.end(id, reason)))
+    await this.#forget(accountId, entries.filter(({ indexedAt }, i) => results[i] !== null || this.#settled(indexedAt)))
+    return entries.flatMap(({ id }, i) => results[i] === null ? [] : [id])
+  }
+
+  async list (accountId: string): Promise<SessionInfo[]> {
+    const entries = await this.#entries(accountId)
+    const records = await Promise.all(entries.map(async ({ id }) => await this.#client.hmget(this.#sessionKey(id), ...INFO_FIELDS)))
+    const sessions: SessionInfo[] = []
+    const gone: typeof entries = []
+    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent]] of records.entries()) {
+      if (account === null) {
+        if (this.#settled(entries[i]!.indexedAt)) gone.push(entries[i]!)
+        continue
+      }
+      sessions.push({
+        id: entries[i]!.id,
+        accountId,
+        createdAt: Number(createdAt),
+        lastUsedAt: Number(lastUsedAt),
+        expiresAt: Math.min(Number(idle), Number(ends)),
+        ip: ip ?? '',
+        userAgent: userAgent ?? ''
+      })
+    }
+    await this.#forget(accountId, gone)
+    return sessions.sort((a, b) => a.createdAt - b.createdAt)
+  }
+
+  /** The account's index: session ids scored by when they were added (app clock). */
+  async #entries (accountId: string): Promise<Array<{ id: string, indexedAt: number }>> {
+    const flat = await this.#client.zrange(this.#accountKey(accountId), '0', '-1', 'WITHSCORES')
+    const entries: Array<{ id: string, indexedAt: number }> = []
+    for (let i = 0; i < flat.length; i += 2) entries.push({ id: flat[i]!, indexedAt: Number(flat[i + 1]) })
+    return entries
+  }
+
+  #settled (indexedAt: number): boolean {
+    return Date.now() - indexedAt > INDEX_SETTLE_MS
+  }
+
+  async #forget (accountId: string, entries: Array<{ id: string }>): Promise<void> {
+    if (entries.length > 0) await this.#client.zrem(this.#accountKey(accountId), ...entries.map(({ id }) => id))
+  }
+
+  #sessionKey (sessionId: string): string {
+    return `${this.#prefix}{${sessionId}}`
+  }
+
+  #accountKey (accountId: string): string {
+    return `${this.#prefix}account:{${accountId}}`
+  }
+}
