@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PasswordAuthOptions } from './options/index.js'
-import type { Authenticate } from './guard/token-check.js'
+import type { Authenticate } from './guard/authenticate.js'
 import type { PasswordAuthInstanceDecorators, PasswordAuthRequestDecorators } from './guard/decorators.js'
 import { passwordAuth, type PasswordAuthDecorator } from './plugin.js'
 

@@ -1,17 +1,17 @@
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createAuthenticate, createTokenCheck } from './guard/token-check.js'
+import { createTokenCheck } from './guard/token-check.js'
 import { acceptJsonOnly, ignoreBody } from './http/body-parsers.js'
 import { createPasswordCheck } from './password/credential-check.js'
 import { checkDecoratorNames } from './guard/decorators.js'
 import { invalidOption, requestError } from './errors.js'
 import { createEventEmitter } from './events.js'
-import { authenticate, registerGuardState } from './guard/authenticate.js'
+import { authenticate, createGuardCheck, registerGuardState } from './guard/authenticate.js'
 import { HashQueue } from './password/hash-queue.js'
 import { resolveOptions, type PasswordAuthOptions } from './options/index.js'
 import { PasswordHasher, type HashingStats } from './password/hasher.js'
 import { createPasswordPolicy } from './password/policy.js'
-import { createErrorHandler, createProblemSender } from './http/problem.js'
+import { createErrorHandler, createProblemSender, sendUnavailable } from './http/problem.js'
 import { createRefreshCookie } from './session/refresh-cookie.js'
 import { RefreshTokens } from './session/refresh-tokens.js'
 import { registerChangePassword } from './routes/change-password.js'
@@ -78,7 +78,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const accessTokens = createAccessTokens(config.keys, config.accessToken)
   const storeCall = createStoreCall(config.storeTimeout)
   const emit = createEventEmitter(config.onEvent, fastify.log)
-  const sessions = new SessionService({
+  const sessionService = new SessionService({
     store: config.sessions,
     accounts,
     accessTokens,
@@ -89,10 +89,10 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     refresh: config.refresh.enabled,
     log: fastify.log
   })
-  const sendProblem = createProblemSender(config.realm)
-  const context: RouteContext = {
+  const answerError = createErrorHandler(createProblemSender(config.realm))
+  const shared: Omit<RouteContext, 'cookie'> = {
     accounts,
-    sessions,
+    sessionService,
     accessTokens,
     hasher,
     policy: createPasswordPolicy(config.passwordPolicy),
@@ -110,31 +110,32 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   fastify.decorateRequest(names.account, null)
   registerGuardState(fastify, {
-    check: createAuthenticate(createTokenCheck(accessTokens, accounts, config.sessions, storeCall), sendProblem, names.account),
+    check: createGuardCheck(createTokenCheck(accessTokens, accounts, config.sessions, storeCall), answerError, names.account),
     accountKey: names.account
   })
   if (names.authenticate !== false) fastify.decorate(names.authenticate, authenticate)
   fastify.decorate('passwordAuth', {
     stats: () => hasher.stats(),
     sessions: {
-      list: async (accountId, { request } = {}) => await sessions.list(request, accountId),
-      end: async (sessionId, { request } = {}) => await sessions.end(request, sessionId, 'ended_by_host') !== null,
-      endAll: async (accountId, { request } = {}) => await sessions.endAll(request, accountId, 'ended_by_host')
+      list: async (accountId, { request } = {}) => await sessionService.list(request, accountId),
+      end: async (sessionId, { request } = {}) => await sessionService.end(request, sessionId, 'ended_by_host') !== null,
+      endAll: async (accountId, { request } = {}) => await sessionService.endAll(request, accountId, 'ended_by_host')
     }
   } satisfies PasswordAuthDecorator)
 
   await fastify.register(async function passwordAuthRoutes (routes) {
     routes.setValidatorCompiler(validatorCompiler)
-    routes.setErrorHandler(createErrorHandler(sendProblem))
+    routes.setErrorHandler(answerError)
     // Callback hooks, not async ones: no promise per request on every route of the plugin.
     routes.addHook('onRequest', (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() })
-    if (config.refresh.cookie !== undefined) context.cookie = await createRefreshCookie(routes, config.refresh.cookie, config.prefix)
+    const cookie = config.refresh.cookie === undefined ? undefined : await createRefreshCookie(routes, config.refresh.cookie, config.prefix)
+    const context: RouteContext = { ...shared, cookie }
 
     await routes.register(async function credentialRoutes (app) {
       acceptJsonOnly(app)
       // With the hashing queue full, shed at once: no body read or parsed, no per-IP count, no throttle.
       app.addHook('onRequest', (_request, reply, done) => {
-        if (hashQueue.shedIfFull()) sendProblem(reply, requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+        if (hashQueue.shedIfFull()) sendUnavailable(reply)
         else done()
       })
       if (config.rateLimit !== false) {

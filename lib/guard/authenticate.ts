@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Authenticate } from './token-check.js'
-import { requestError, setupError } from '../errors.js'
+import { setupError } from '../errors.js'
+import { sendUnavailable, type ErrorHandler } from '../http/problem.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
-import { createProblemSender } from '../http/problem.js'
+import type { CheckAccessToken } from './token-check.js'
+
+/** The guard for host routes: `{ onRequest: authenticate }`. Sets `request.account`. */
+export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>
 
 /** What the plugin leaves in the context it is registered in, for the guard to find. */
 export interface GuardState {
@@ -22,8 +25,6 @@ export function registerGuardState (fastify: FastifyInstance, state: GuardState)
   fastify.decorate(GUARD_STATE, state)
 }
 
-// 503 carries no challenge, so the realm does not matter here.
-const sendProblem = createProblemSender('fastify-password-auth')
 const reported = new WeakMap<FastifyInstance, Set<string>>()
 
 /** Answers 503 and logs, once per route, what the host has to do. */
@@ -35,7 +36,7 @@ export async function failClosed (request: FastifyRequest, reply: FastifyReply, 
     routes.add(route)
     request.log.error(`${(error as Error & { code: string }).code}: ${error.message}`)
   }
-  return sendProblem(reply, requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+  return sendUnavailable(reply)
 }
 
 /** `GET /orders/:id`, as logs name a route (a not-found handler has no route URL: the request's). */
@@ -79,4 +80,18 @@ export function accountOf (request: FastifyRequest): PasswordAuthAccount | null 
   const state = guardStateOf(request.server)
   if (state === undefined) return null
   return ((request as unknown as Record<string, PasswordAuthAccount | null | undefined>)[state.accountKey]) ?? null
+}
+
+/**
+ * The token check of one registration, as the hook `authenticate` runs: sets `request[accountKey]`; a
+ * failed check is answered as problem+json here, whatever the host's error handler does.
+ */
+export function createGuardCheck (checkAccessToken: CheckAccessToken, answerError: ErrorHandler, accountKey: string): Authenticate {
+  return async function check (request, reply) {
+    try {
+      (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
+    } catch (err) {
+      return answerError(err, request, reply)
+    }
+  }
 }

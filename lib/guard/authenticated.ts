@@ -1,7 +1,7 @@
 import type {
   FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, onRequestHookHandler, RouteGenericInterface, RouteShorthandOptions
 } from 'fastify'
-import type { Authenticate } from './token-check.js'
+import type { Authenticate } from './authenticate.js'
 import type { AccountDecoratorName } from './decorators.js'
 import { setupError } from '../errors.js'
 import { accountOf, authenticate, failClosed, routeName } from './authenticate.js'

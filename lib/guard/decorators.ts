@@ -1,4 +1,4 @@
-import type { Authenticate } from './token-check.js'
+import type { Authenticate } from './authenticate.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { FastifyInstance } from 'fastify'
 import { setupError } from '../errors.js'

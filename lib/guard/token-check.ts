@@ -1,8 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { BODY_LIMIT } from '../http/body-parsers.js'
-import { asRequestError, requestError } from '../errors.js'
-import type { SendProblem } from '../http/problem.js'
+import type { FastifyRequest } from 'fastify'
+import { requestError } from '../errors.js'
 import type { StoreCall } from '../stores/store-call.js'
+import { accountAccepts } from '../session/account-rule.js'
 import type { AccountStore, PasswordAuthAccount, SessionStore } from '../stores/types.js'
 import type { AccessTokenClaims, AccessTokens } from '../tokens/access-tokens.js'
 
@@ -27,11 +26,6 @@ export function bearerToken (authorization: string | undefined): string {
   return token
 }
 
-/** True if the account may still use tokens carrying credential version `cv`. */
-export function accountAccepts (account: PasswordAuthAccount | null, cv: number): account is PasswordAuthAccount {
-  return account !== null && account.active && account.credentialVersion === cv
-}
-
 /** The account as handlers see it: never with a password hash, even if a custom store returned one. */
 export function publicAccount (account: PasswordAuthAccount): PasswordAuthAccount {
   if (!('passwordHash' in account)) return account
@@ -54,22 +48,5 @@ export function createTokenCheck (tokens: AccessTokens, accounts: AccountStore, 
       throw requestError('FST_PWAUTH_TOKEN_INVALID')
     }
     return { account: publicAccount(account), claims }
-  }
-}
-
-/** The guard for host routes: `{ onRequest: authenticate }`. Sets `request.account`. */
-export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>
-
-/**
- * The token check of one registration, as a hook: sets `request[accountKey]`; a failed check is answered
- * as problem+json here, whatever the host's error handler does.
- */
-export function createAuthenticate (checkAccessToken: CheckAccessToken, sendProblem: SendProblem, accountKey = 'account'): Authenticate {
-  return async function authenticate (request, reply) {
-    try {
-      (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
-    } catch (err) {
-      return sendProblem(reply, asRequestError(err, request, BODY_LIMIT))
-    }
   }
 }

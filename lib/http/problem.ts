@@ -1,7 +1,7 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BODY_LIMIT } from './body-parsers.js'
 import {
-  asRequestError, challengeOf, problemType, titleOf, type FieldError, type PasswordAuthError, type RequestErrorCode, type WeakPasswordReason
+  asRequestError, challengeOf, requestError, problemType, titleOf, type FieldError, type PasswordAuthError, type RequestErrorCode, type WeakPasswordReason
 } from '../errors.js'
 
 /** RFC 9457 problem details, as every error of the plugin is answered. */
@@ -48,9 +48,19 @@ export function createProblemSender (realm: string): SendProblem {
   }
 }
 
-/** The routes' error handler: every error becomes problem+json. */
-export function createErrorHandler (sendProblem: SendProblem) {
-  return function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export type ErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => FastifyReply
+
+/** Every error as problem+json: the routes' error handler, and the guard's answer to a failed check. */
+export function createErrorHandler (sendProblem: SendProblem): ErrorHandler {
+  return function errorHandler (error, request, reply) {
     return sendProblem(reply, asRequestError(error, request, BODY_LIMIT))
   }
+}
+
+// A 503 carries no challenge, so it needs no realm: answered the same by every registration, and where there is none.
+const sendRealmless = createProblemSender('')
+
+/** 503 UNAVAILABLE with Retry-After: 1. */
+export function sendUnavailable (reply: FastifyReply): FastifyReply {
+  return sendRealmless(reply, requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
 }

@@ -8,7 +8,7 @@ import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessions, checkPassword, storeCall, emit } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, storeCall, emit } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -55,7 +55,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     emit(request, { type: 'password.changed', accountId: account.id, email })
     // The new credential version already rejects every earlier token; ending the sessions tidies up the
     // host's session list, so a store failure here does not undo the change.
-    await sessions.endAll(request, account.id, 'password_changed').catch(() => {})
+    await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     return await reply.code(204).send(null)
   })
 }

@@ -11,7 +11,7 @@ import type { AccessTokens } from '../tokens/access-tokens.js'
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {
   accounts: AccountStore
-  sessions: SessionService
+  sessionService: SessionService
   accessTokens: AccessTokens
   hasher: PasswordHasher
   policy: PasswordPolicy
@@ -21,5 +21,5 @@ export interface RouteContext {
   /** Whether refresh tokens are on. */
   refresh: boolean
   /** Cookie mode: where the refresh token travels instead of the body. */
-  cookie?: RefreshCookie
+  cookie: RefreshCookie | undefined
 }

@@ -3,14 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { normalizeEmail } from '../stores/email.js'
 import { requestError } from '../errors.js'
 import { needsUpgrade } from '../password/hasher.js'
-import { tokenBody } from '../session/refresh-cookie.js'
+import { tokenBody } from './token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, LoginBody } from '../http/schemas.js'
 import type { StoredAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessions, checkPassword, storeCall, emit, cookie, refresh } = context
+  const { accounts, hasher, sessionService, checkPassword, storeCall, emit, cookie, refresh } = context
 
   /**
    * Replaces a legacy hash, or an argon2 hash with weaker parameters, by argon2id with the configured
@@ -54,7 +54,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
     await upgradeHash(request, result.account, request.body.password, result.hashFormat)
-    const { sessionId, reply: tokens } = await sessions.start(request, result.account)
+    const { sessionId, tokens } = await sessionService.start(request, result.account)
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
     return tokenBody(reply, tokens, cookie)
   })

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { accountAccepts, bearerToken } from '../guard/token-check.js'
+import { bearerToken } from '../guard/token-check.js'
+import { accountAccepts } from '../session/account-rule.js'
 import { requestError } from '../errors.js'
 import { noContentResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, accessTokens, sessions, storeCall, emit, cookie } = context
+  const { accounts, accessTokens, sessionService, storeCall, emit, cookie } = context
 
   app.post('/Logout', {
     schema: {
@@ -23,7 +24,7 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
     // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
     // logouts of one session only the one that ended it gets 204.
     const [ended, account] = await Promise.all([
-      sessions.end(request, claims.sid, 'logout'),
+      sessionService.end(request, claims.sid, 'logout'),
       storeCall(request.log, 'accounts.findById', () => accounts.findById(claims.sub))
     ])
     if (ended !== claims.sub || !accountAccepts(account, claims.cv)) throw requestError('FST_PWAUTH_TOKEN_INVALID')

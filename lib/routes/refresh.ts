@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { tokenBody } from '../session/refresh-cookie.js'
+import { tokenBody } from './token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, RefreshBody, RefreshCookieBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'
 
-export function registerRefresh (app: FastifyInstance, { sessions, cookie }: RouteContext): void {
+export function registerRefresh (app: FastifyInstance, { sessionService, cookie }: RouteContext): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Refresh', {
     schema: {
       summary: 'Exchange a refresh token for new tokens',
@@ -23,9 +23,9 @@ export function registerRefresh (app: FastifyInstance, { sessions, cookie }: Rou
       }
     }
   }, async (request, reply) => {
-    if (cookie === undefined) return await sessions.refresh(request, (request.body as Static<typeof RefreshBody>).refreshToken)
+    if (cookie === undefined) return await sessionService.refresh(request, (request.body as Static<typeof RefreshBody>).refreshToken)
     try {
-      return tokenBody(reply, await sessions.refresh(request, cookie.read(request) ?? ''), cookie)
+      return tokenBody(reply, await sessionService.refresh(request, cookie.read(request) ?? ''), cookie)
     } catch (err) {
       // The token is dead whatever the reason: the browser may forget it.
       cookie.clear(reply)

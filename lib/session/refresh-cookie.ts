@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyPluginCallback } from 'fastify'
 import { invalidOption } from '../errors.js'
-import type { TokenReply } from './service.js'
 
 // The part of @fastify/cookie used here, declared locally: it is an optional peer dependency, and its
 // type augmentation must not reach hosts that do not install it.
@@ -43,12 +42,4 @@ export async function createRefreshCookie (routes: FastifyInstance, name: string
     set: (reply, token, maxAgeSeconds) => { (reply as unknown as CookieReply).setCookie(name, token, { ...attributes, maxAge: maxAgeSeconds }) },
     clear: (reply) => { (reply as unknown as CookieReply).setCookie(name, '', { ...attributes, maxAge: 0 }) }
   }
-}
-
-/** The body of a Login or Refresh answer; in cookie mode the refresh token goes into the cookie instead. */
-export function tokenBody (reply: FastifyReply, tokens: TokenReply, cookie: RefreshCookie | undefined): TokenReply {
-  if (cookie === undefined || tokens.refreshToken === undefined) return tokens
-  const { refreshToken, ...body } = tokens
-  cookie.set(reply, refreshToken, tokens.refreshExpiresIn ?? 0)
-  return body
 }

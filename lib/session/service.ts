@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { requestError } from '../errors.js'
 import type { EmitEvent, RefreshFailureReason } from '../events.js'
+import { accountProblem } from './account-rule.js'
 import type { RefreshTokens } from './refresh-tokens.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type {
@@ -39,14 +40,6 @@ class RefreshFailure extends Error {
   }
 }
 
-/** Why an account can no longer hold the session, if it cannot. */
-function accountProblem (account: PasswordAuthAccount | null, credentialVersion: number): RefreshFailureReason | undefined {
-  if (account === null) return 'account_deleted'
-  if (!account.active) return 'account_inactive'
-  if (account.credentialVersion !== credentialVersion) return 'credentials_changed'
-  return undefined
-}
-
 /**
  * Sessions: started at Login, refreshed with one-time refresh tokens (a grace answer for concurrent
  * refreshes, reuse ending the session), ended by Logout, a password change, the host, or reuse.
@@ -75,7 +68,7 @@ export class SessionService {
   }
 
   /** Starts a session for an account that just proved its password. */
-  async start (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ sessionId: string, reply: TokenReply }> {
+  async start (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ sessionId: string, tokens: TokenReply }> {
     const sessionId = randomBytes(16).toString('base64url')
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
@@ -83,7 +76,7 @@ export class SessionService {
       id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
-    return { sessionId, reply: this.#reply(account, sessionId, 0, keyId, times) }
+    return { sessionId, tokens: this.#tokens(account, sessionId, 0, keyId, times) }
   }
 
   /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
@@ -107,7 +100,7 @@ export class SessionService {
         await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
       if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
         this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
-        return this.#reply(account, sessionId, result.generation, result.keyId, result)
+        return this.#tokens(account, sessionId, result.generation, result.keyId, result)
       }
       if (result.outcome === 'reused') {
         this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
@@ -146,7 +139,7 @@ export class SessionService {
     return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
   }
 
-  #reply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes): TokenReply {
+  #tokens (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes): TokenReply {
     const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion }
     const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
     if (this.refreshEnabled) {
