@@ -2,50 +2,16 @@
  * Starts and stops the bench's child processes (the server under test, the argon2 ceiling) and reads
  * their memory and CPU use from /proc (Linux; elsewhere those read as undefined).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
+import { startProcess, type StartedProcess } from '../node-process.js'
 
-export interface Child {
-  process: ChildProcess
-  /** Everything the process printed so far. */
-  output: () => string
-  stop: () => Promise<void>
-}
+export type Child = StartedProcess
 
 /** Runs `node script` with `env` added to ours; resolves once its output matches `ready`. */
-export async function startChild (script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<Child & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
-  }
-  try {
-    const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error(`${script} did not get ready in ${timeoutMs} ms:\n${output}`)) }, timeoutMs)
-      const onData = (): void => {
-        const found = ready.exec(output)
-        if (found !== null) {
-          clearTimeout(timer)
-          child.stdout.off('data', onData)
-          resolve(found)
-        }
-      }
-      child.stdout.on('data', onData)
-      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${script} exited with ${code}:\n${output}`)) })
-    })
-    return { process: child, output: () => output, stop, match }
-  } catch (err) {
-    await stop()
-    throw err
-  }
+export async function startChild (script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<StartedProcess> {
+  return await startProcess(process.execPath, [script], { ...process.env, ...env }, ready, timeoutMs)
 }
 
 /** Runs `node script` to completion and resolves with what it printed on stdout. */

@@ -45,3 +45,24 @@ export function checkKnownKeys (value: Record<string, unknown>, known: readonly 
     }
   }
 }
+
+/** The plugin's name: the default issuer, audience, realm and key prefix. */
+export const PLUGIN_NAME = 'fastify-password-auth'
+
+/** An optional group of options: absent is {}, anything but an object is a mistake, unknown keys too. */
+export function group<T> (value: T | undefined, known: readonly string[], where: string): T {
+  if (value === undefined) return {} as T
+  assert(isObject(value), `${where} must be an object`)
+  checkKnownKeys(value, known, where)
+  return value
+}
+
+export function checkHeaderText (value: unknown, name: string): asserts value is string {
+  assert(typeof value === 'string' && /^[\x21\x23-\x5b\x5d-\x7e ]+$/.test(value),
+    `${name} must be a non-empty string of printable ASCII without " or \\`)
+}
+
+export function checkPath (value: unknown, name: string, allowEmpty: boolean): asserts value is string {
+  assert(typeof value === 'string' && ((allowEmpty && value === '') || /^\/[^\s?#]*[^/\s?#]$/.test(value)),
+    `${name} must be ${allowEmpty ? 'empty or ' : ''}a path starting with / and not ending with /`)
+}

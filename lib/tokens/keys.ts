@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, hkdfSync, KeyObject, type JsonWebKey } from 'node:crypto'
 import { invalidOption } from '../errors.js'
+import { assert } from '../options/rules.js'
 
 export type JwtAlgorithm = 'HS256' | 'EdDSA' | 'ES256'
 
@@ -38,10 +39,6 @@ export interface ResolvedKey {
 const MIN_SECRET_BYTES = 32
 const KID_PATTERN = /^[\w.-]{1,64}$/
 const KEY_FIELDS = new Set(['kid', 'algorithm', 'secret', 'privateKey', 'publicKey'])
-
-function assert (condition: unknown, message: string): asserts condition {
-  if (!condition) throw invalidOption(message)
-}
 
 function isMaterial (value: unknown): value is KeyMaterial {
   return typeof value === 'string' || Buffer.isBuffer(value) || value instanceof KeyObject

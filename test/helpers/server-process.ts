@@ -1,16 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { startProcess, type StartedProcess } from '../../example/node-process.js'
 import { once } from 'node:events'
 import type { Teardown } from './teardown.js'
 import { repoPath } from './root.js'
 
 const SERVER = repoPath('dist/example/server.js')
 
-export interface ServerProcess {
+export interface ServerProcess extends StartedProcess {
   url: string
-  /** Everything the process printed so far. */
-  output: () => string
-  stop: () => Promise<void>
-  process: ChildProcess
 }
 
 /**
@@ -23,31 +20,11 @@ export async function startServer (t: Teardown, env: Record<string, string> = {}
   const [command, args] = fileLimit === undefined
     ? [process.execPath, [script]]
     : ['bash', ['-c', `ulimit -n ${fileLimit} && exec "$0" "$1"`, process.execPath, script]]
-  const child = spawn(command, args, {
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let output = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    await exited
-  }
-  t.teardown(stop)
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => { reject(new Error(`server did not start in 20 s:\n${output}`)) }, 20_000)
-    const onData = (): void => {
-      const match = /listening (?:on|at) (http:\/\/[^\s"]+)/.exec(output) // ours, or Fastify's own log line
-      if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
-    }
-    child.stdout.on('data', onData)
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${output}`)) })
-  })
-  return { url, output: () => output, stop, process: child }
+  // "listening on <url>" is ours; "listening at <url>" is Fastify's own log line.
+  const started = await startProcess(command, args, { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    /listening (?:on|at) (http:\/\/[^\s"]+)/, 20_000)
+  t.teardown(started.stop)
+  return { ...started, url: started.match[1]! }
 }
 
 /** Runs the example server expecting it to fail at start; resolves with its exit code and output. */

@@ -62,3 +62,11 @@ export async function postgresSchema (t: Teardown, label: string, { max = 10 } =
   })
   return { pool, schema, url }
 }
+
+let namespaces = 0
+/** A pool on a new schema holding `sql`: one contract namespace, where unqualified SQL from the docs runs as written. */
+export async function namespacePool (t: Teardown, label: string, sql: string): Promise<pg.Pool> {
+  const { pool } = await postgresSchema(t, `${label}_${++namespaces}`, { max: 4 })
+  await pool.query(sql)
+  return pool
+}

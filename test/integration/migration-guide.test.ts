@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID, scryptSync } from 'node:crypto'
 import { hash as argon2 } from '@node-rs/argon2'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { BetterAuthAccountStore } from '../../example/better-auth-store.js'
 import { hashPassword } from '../../lib/index.js'
 import { accountsTriggerSql, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
 import { accountStoreContract } from '../../lib/testing/index.js'
 import { buildTestApp, PASSWORD } from '../helpers/app.js'
 import { readmeBlock } from '../helpers/docs.js'
-import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
+import { namespacePool, postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const skip = postgresUnavailable
 
@@ -59,13 +59,6 @@ function verifyScryptPhc (phc: string, password: string): boolean {
   return derived.equals(expected)
 }
 
-let schemas = 0
-async function namespacePool (t: Test, sql: string): Promise<Awaited<ReturnType<typeof postgresSchema>>['pool']> {
-  const { pool } = await postgresSchema(t, `migration_${++schemas}`, { max: 4 })
-  await pool.query(sql)
-  return pool
-}
-
 t.test('Django: the README\'s migration prepares auth_user, blank e-mails and prefixed hashes included', { skip }, async (t) => {
   const { pool } = await postgresSchema(t, 'django')
   await pool.query(DJANGO_AUTH_USER)
@@ -102,7 +95,7 @@ t.test('Django: the README\'s migration prepares auth_user, blank e-mails and pr
 t.test('Django: auth_user keeps the account-store contract', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, `${DJANGO_AUTH_USER};\n${readmeBlock('django-sql')}\n${accountsTriggerSql(DJANGO)}`)
+      const pool = await namespacePool(t, 'migration', `${DJANGO_AUTH_USER};\n${readmeBlock('django-sql')}\n${accountsTriggerSql(DJANGO)}`)
       const store = new PostgresAccountStore({ pool, ...DJANGO, fields: { displayName: 'username' } })
       let users = 0
       return {
@@ -148,7 +141,7 @@ t.test('Better Auth: the README\'s migration turns its scrypt hashes into PHC st
 t.test('Better Auth: the example store keeps the account-store contract on Better Auth\'s tables', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, `${BETTER_AUTH_TABLES};\n${readmeBlock('better-auth-sql')}`)
+      const pool = await namespacePool(t, 'migration', `${BETTER_AUTH_TABLES};\n${readmeBlock('better-auth-sql')}`)
       return {
         store: new BetterAuthAccountStore(pool),
         add: async ({ email, passwordHash, active = true }) => {

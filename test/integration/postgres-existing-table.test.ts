@@ -1,4 +1,4 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { secretKeyId } from '../../lib/tokens/keys.js'
 import { hashPassword } from '../../lib/index.js'
 import { PostgresAccountStore, type PostgresAccountStoreOptions } from '../../lib/stores/postgres/index.js'
@@ -7,7 +7,7 @@ import { ADA_FIELDS } from '../helpers/account-fields.js'
 import { buildTestApp, CHEAP_ARGON2, changeBody, PASSWORD, SECRET } from '../helpers/app.js'
 import { readmeBlock } from '../helpers/docs.js'
 import { forgeJwt, validClaims } from '../helpers/jwt.js'
-import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
+import { namespacePool, postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const skip = postgresUnavailable
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
@@ -26,18 +26,10 @@ const USERS_SQL = `${readmeBlock('moving-in-table')}\n${readmeBlock('moving-in-s
 /** The README's statement that deactivates an account (deleted_at) and ends its sessions. */
 const DEACTIVATE = readmeBlock('moving-in-deactivate').split('\n')[0]!
 
-let schemas = 0
-/** Each contract namespace is a schema of its own, so the README's unqualified SQL runs as written. */
-async function namespacePool (t: Test, sql: string): Promise<Awaited<ReturnType<typeof postgresSchema>>['pool']> {
-  const { pool } = await postgresSchema(t, `existing_${++schemas}`, { max: 4 })
-  await pool.query(sql)
-  return pool
-}
-
 t.test('the account-store contract on the README\'s users table (bigint ids, an active condition, your own fields)', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, USERS_SQL)
+      const pool = await namespacePool(t, 'existing', USERS_SQL)
       const store = new PostgresAccountStore({ pool, ...USERS })
       return {
         store,
@@ -59,7 +51,7 @@ t.test('the account-store contract on the README\'s users table (bigint ids, an 
 t.test('the contract on a uuid-id table with a boolean column and names of its own', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, `CREATE TABLE people (
+      const pool = await namespacePool(t, 'existing', `CREATE TABLE people (
         person_id uuid PRIMARY KEY DEFAULT gen_random_uuid(), "E-Mail" text NOT NULL, secret text NOT NULL,
         is_enabled boolean NOT NULL DEFAULT true, "Version" integer NOT NULL DEFAULT 0, nickname text);
         CREATE UNIQUE INDEX people_email_key ON people (lower("E-Mail"))`)
@@ -77,7 +69,7 @@ t.test('the contract on a uuid-id table with a boolean column and names of its o
 t.test('the contract on a text-id table', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, `CREATE TABLE members (
+      const pool = await namespacePool(t, 'existing', `CREATE TABLE members (
         id text PRIMARY KEY DEFAULT 'm_' || md5(random()::text), email text NOT NULL, password_hash text NOT NULL,
         active boolean NOT NULL DEFAULT true, credential_version integer NOT NULL DEFAULT 0, display_name text, plan text);
         CREATE UNIQUE INDEX members_email_key ON members (lower(email))`)

@@ -1,3 +1,4 @@
+import { isObject } from '../../options/rules.js'
 import type { AccountFields } from '../types.js'
 import { quoteIdentifier, quoteName } from './sql.js'
 
@@ -63,10 +64,6 @@ const RESERVED_FIELDS = new Set(['id', 'email', 'active', 'credentialVersion', '
 
 function fail (message: string): never {
   throw new TypeError(`PostgreSQL account mapping: ${message}`)
-}
-
-function isObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function columnName (value: unknown, option: string): string {

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis'
+import { LUA_NOW } from './lua.js'
 import { inFlightRetryMs } from '../../throttle/rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 
@@ -13,12 +14,11 @@ export interface RedisAttemptStoreOptions {
 // forgetAt, and {key}:leases, a sorted set of open reservations scored by their lease end. Time is the
 // Redis server's, so instances with skewed clocks agree. They mirror lib/throttle/rules.ts (admit and
 // afterOutcome) line for line: change both together.
-const NOW = 'local t = redis.call(\'TIME\') local now = t[1] * 1000 + math.floor(t[2] / 1000)'
 const COUNTS = `local state = redis.call('HMGET', KEYS[1], 'failures', 'blockedUntil', 'forgetAt')
 local failures, blockedUntil, forgetAt = tonumber(state[1]) or 0, tonumber(state[2]) or 0, tonumber(state[3]) or 0
 if failures > 0 and now >= forgetAt then failures = 0 end`
 
-const RESERVE = `${NOW}
+const RESERVE = `${LUA_NOW}
 local free, leaseMs, inFlightRetryMs, ticket = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 ${COUNTS}
@@ -30,7 +30,7 @@ redis.call('ZADD', KEYS[2], now + leaseMs, ticket)
 redis.call('PEXPIRE', KEYS[2], leaseMs)
 return {1, 0}`
 
-const SETTLE = `${NOW}
+const SETTLE = `${LUA_NOW}
 local outcome, ticket = ARGV[1], ARGV[2]
 local free, blockMs, maxBlockMs, forgetAfterMs = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 redis.call('ZREM', KEYS[2], ticket)

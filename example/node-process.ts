@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+
+/** A child process started by the bench or the tests. */
+export interface StartedProcess {
+  process: ChildProcess
+  /** Everything the process printed so far, stdout and stderr together. */
+  output: () => string
+  /** SIGTERM, then SIGKILL if it has not exited 5 s later. */
+  stop: () => Promise<void>
+  /** What `ready` matched in its output. */
+  match: RegExpExecArray
+}
+
+/** Spawns `command args` with exactly `env`; resolves once its stdout matches `ready`, rejects (and stops it) otherwise. */
+export async function startProcess (command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs: number): Promise<StartedProcess> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = once(child, 'exit')
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+    await exited
+    clearTimeout(timer)
+  }
+  try {
+    const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => { reject(new Error(`${args.at(-1) ?? command} did not get ready in ${timeoutMs} ms:\n${output}`)) }, timeoutMs)
+      const onData = (): void => {
+        const found = ready.exec(output)
+        if (found !== null) {
+          clearTimeout(timer)
+          child.stdout.off('data', onData)
+          resolve(found)
+        }
+      }
+      child.stdout.on('data', onData)
+      child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${args.at(-1) ?? command} exited with ${code}:\n${output}`)) })
+    })
+    return { process: child, output: () => output, stop, match }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}

@@ -1,0 +1,3 @@
+// Scripts read the Redis server's clock, not the caller's, so instances with skewed clocks agree.
+/** Lua that sets `now` to the Redis server's time in milliseconds. */
+export const LUA_NOW = 'local t = redis.call(\'TIME\') local now = t[1] * 1000 + math.floor(t[2] / 1000)'

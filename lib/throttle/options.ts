@@ -1,0 +1,53 @@
+import type { FastifyRequest } from 'fastify'
+import { assert, checkKnownKeys, group, isInteger, isObject, PLUGIN_NAME } from '../options/rules.js'
+import type { ThrottlePolicy } from '../stores/types.js'
+
+export interface ThrottleOptions {
+  /** Consecutive failures per e-mail before it is blocked (default 5). */
+  freeFailures?: number
+  /** First block in seconds (default 30), doubling with each further failure. */
+  blockSeconds?: number
+  /** Longest block in seconds (default 900). */
+  maxBlockSeconds?: number
+  /** Failures are forgotten this long after the last one or the end of the block (default 86400). */
+  forgetAfterSeconds?: number
+}
+
+/** Per-IP limit of Login and ChangePassword together, applied with @fastify/rate-limit. */
+export interface RateLimitOptions {
+  /** Requests per window and IP address (default 100). */
+  max?: number
+  /** Milliseconds, or a string such as '1 minute' (default 60000). */
+  timeWindow?: number | string
+  /** An ioredis client, so that all instances share the counters. */
+  redis?: object
+  /** Key prefix in Redis (default 'fastify-password-auth:rate-limit:'). */
+  nameSpace?: string
+  /** What a client is (default its IP address, IPv6 by /64 subnet). */
+  keyGenerator?: (request: FastifyRequest) => string | number | Promise<string | number>
+  allowList?: string[] | ((request: FastifyRequest, key: string) => boolean | Promise<boolean>)
+  ipv6Subnet?: number
+}
+
+export function resolveThrottle (throttle: ThrottleOptions | undefined): Omit<ThrottlePolicy, 'leaseMs'> {
+  const { freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400 } = group(throttle, ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds'], 'throttle')
+  assert(isInteger(freeFailures, 1, 1000), 'throttle.freeFailures must be a whole number from 1 to 1000')
+  assert(isInteger(blockSeconds, 1), 'throttle.blockSeconds must be a whole number of seconds, at least 1')
+  assert(isInteger(maxBlockSeconds, blockSeconds), 'throttle.maxBlockSeconds must be a whole number of seconds, at least blockSeconds')
+  assert(isInteger(forgetAfterSeconds, 1), 'throttle.forgetAfterSeconds must be a whole number of seconds, at least 1')
+  return {
+    freeFailures,
+    blockMs: blockSeconds * 1000,
+    maxBlockMs: maxBlockSeconds * 1000,
+    forgetAfterMs: forgetAfterSeconds * 1000
+  }
+}
+
+const RATE_LIMIT_OPTION_KEYS = ['max', 'timeWindow', 'redis', 'nameSpace', 'keyGenerator', 'allowList', 'ipv6Subnet']
+
+export function resolveRateLimit (rateLimit: RateLimitOptions | false = {}): RateLimitOptions | false {
+  assert(rateLimit === false || isObject(rateLimit), 'rateLimit must be an object or false')
+  if (rateLimit === false) return false
+  checkKnownKeys(rateLimit, RATE_LIMIT_OPTION_KEYS, 'rateLimit')
+  return { max: 100, timeWindow: 60_000, nameSpace: `${PLUGIN_NAME}:rate-limit:`, ...rateLimit }
+}
