@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 
 /**
@@ -33,6 +33,11 @@ export async function readAccountsFile (path: string): Promise<AccountSeed[]> {
 }
 
 /** The account the demo starts with when no file is given; its password is new at every start. */
-export function demoAccount (): AccountSeed & { password: string } {
-  return { email: 'demo@example.com', password: `demo-${randomBytes(12).toString('base64url')}` }
+/**
+ * The demo account. Its password is derived from the JWT secret, so instances that share a database (and
+ * must share the secret anyway) print the same one; with a generated secret it is new at each start.
+ */
+export function demoAccount (jwtSecret: string): AccountSeed & { password: string } {
+  const derived = createHmac('sha256', jwtSecret).update('fastify-password-auth demo password').digest('base64url').slice(0, 16)
+  return { email: 'demo@example.com', password: `demo-${derived}` }
 }

@@ -41,7 +41,9 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
     openapi: {
       info: { title: 'fastify-password-auth example', version: '1.0.0' },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } }
-    }
+    },
+    // Logout reads the bearer token itself (no guard): the page's "Authorize" must send it there too.
+    transform: ({ schema, url }) => ({ schema: url.endsWith('/Logout') ? { ...schema, security: [{ bearerAuth: [] }] } : schema, url })
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
   await app.register(passwordAuth, auth)

@@ -1,3 +1,4 @@
+import { verify } from '@node-rs/argon2'
 import { hashPassword, passwordAuthRedactPaths, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
 import { buildApp } from './app.js'
@@ -5,17 +6,20 @@ import { readConfig } from './config.js'
 import { createStores } from './stores/index.js'
 import { serverTimeouts } from './timeouts.js'
 
-/** A demo account kept in a database from an earlier start gets this start's printed password. */
-async function resetPassword (accounts: AccountStore, email: string, passwordHash: string): Promise<void> {
+/**
+ * A demo account kept in a database from an earlier start gets this start's printed password, unless it
+ * already has it: then its hash and sessions stay, as another instance started with the same secret expects.
+ */
+async function resetPassword (accounts: AccountStore, email: string, password: string, passwordHash: string): Promise<void> {
   const existing = await accounts.findByEmail(email)
-  if (existing !== null && existing.passwordHash !== passwordHash) {
+  if (existing !== null && !await verify(existing.passwordHash, password).catch(() => false)) {
     await accounts.updatePasswordHash({ id: existing.id, expectedHash: existing.passwordHash, newHash: passwordHash, advanceCredentialVersion: true })
   }
 }
 
 async function main (): Promise<void> {
   const config = readConfig()
-  const demo = config.accountsFile === undefined ? demoAccount() : undefined
+  const demo = config.accountsFile === undefined ? demoAccount(config.jwtSecret) : undefined
   const seeds: AccountSeed[] = demo === undefined ? await readAccountsFile(config.accountsFile!) : [demo]
 
   const stores = await createStores(config, (message, err) => {
@@ -23,7 +27,7 @@ async function main (): Promise<void> {
   })
   const hashed = await Promise.all(seeds.map(async (seed) => ({ ...seed, passwordHash: seed.passwordHash ?? await hashPassword(seed.password!) })))
   await stores.seed(hashed)
-  if (demo !== undefined) await resetPassword(stores.accounts, demo.email, hashed[0]!.passwordHash)
+  if (demo !== undefined) await resetPassword(stores.accounts, demo.email, demo.password, hashed[0]!.passwordHash)
 
   const app = await buildApp({
     logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths] },

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { PasswordAuthOptions } from './options/index.js'
-import type { Authenticate } from './guard/authenticate.js'
 import type { PasswordAuthInstanceDecorators, PasswordAuthRequestDecorators } from './guard/decorators.js'
 import { passwordAuth, type PasswordAuthDecorator } from './plugin.js'
 
@@ -19,34 +18,32 @@ const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(password
   name: 'fastify-password-auth'
 })
 
+// Ordered like the README's export table: values first, then the types a host names.
 export default fastifyPasswordAuth
 export { fastifyPasswordAuth }
-export type { Authenticate, PasswordAuthDecorator }
-export { authenticate } from './guard/authenticate.js'
+export { authenticate, type Authenticate } from './guard/authenticate.js'
 export { authenticated, type AuthenticatedHandler, type AuthenticatedRequest, type AuthenticatedRoute } from './guard/authenticated.js'
 export { authenticateResponses } from './http/openapi.js'
-export type { DecoratorOptions } from './guard/decorators.js'
-export type {
-  AccountDecoratorName, AuthenticateDecoratorName, PasswordAuthDecoratorNames, PasswordAuthInstanceDecorators, PasswordAuthRequestDecorators
-} from './guard/decorators.js'
+export type { PasswordAuthDecorator }
+export { hashPassword, type HashingStats } from './password/hasher.js'
+export { MemoryAccountStore, type NewAccount } from './stores/memory/accounts.js'
+export { MemoryAttemptStore } from './stores/memory/attempts.js'
+export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
+export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
+export type { Problem } from './http/problem.js'
+export { passwordAuthRedactPaths } from './http/redact.js'
+export { passwordAuthClientErrorHandler } from './http/client-errors.js'
+
 export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options/index.js'
+export type { Argon2Options } from './password/argon2-options.js'
+export type { PasswordPolicyOptions } from './password/policy.js'
+export type { LegacyHashFormat } from './password/legacy/index.js'
+export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
+export type { DecoratorOptions, PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, RefreshFailureReason
 } from './events.js'
-export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
-export type { Problem } from './http/problem.js'
-export { passwordAuthClientErrorHandler } from './http/client-errors.js'
-export { passwordAuthRedactPaths } from './http/redact.js'
-export { DEFAULT_ARGON2, type Argon2Options, type Argon2Params } from './password/argon2-options.js'
-export { hashPassword, type HashingStats } from './password/hasher.js'
-export type { LegacyHashFormat } from './password/legacy/index.js'
-export type { PasswordPolicyOptions } from './password/policy.js'
-export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
-export type { AccessTokenClaims } from './tokens/access-tokens.js'
 export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, NewSession, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
   SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, ThrottlePolicy
 } from './stores/types.js'
-export { MemoryAccountStore, type NewAccount } from './stores/memory/accounts.js'
-export { MemoryAttemptStore } from './stores/memory/attempts.js'
-export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'

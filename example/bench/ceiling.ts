@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url'
 import { hash, verify } from '@node-rs/argon2'
-import { DEFAULT_ARGON2 } from '../../lib/index.js'
+import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
 import { BENCH_PASSWORD } from './settings.js'
 
 export interface CeilingResult {

@@ -15,11 +15,15 @@ export type AuthenticatedRequest<RouteGeneric extends RouteGenericInterface = Ro
 export type AuthenticatedHandler<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> =
   (this: FastifyInstance, request: AuthenticatedRequest<RouteGeneric>, reply: FastifyReply<RouteGeneric>) => unknown
 
-/** Route options with the guard first in `onRequest` and the handler that relies on it. */
-export interface AuthenticatedRoute<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> {
+/**
+ * Route options with the guard first in `onRequest` and the handler that relies on it. The handler is
+ * typed for any route, so `app.get('/orders/:id', authenticated<{ Params: … }>(…))` type-checks without
+ * repeating the generic on `app.get`; the handler you pass sees `RouteGeneric`.
+ */
+export interface AuthenticatedRoute<_RouteGeneric extends RouteGenericInterface = RouteGenericInterface> {
   onRequest: Authenticate | Array<Authenticate | onRequestHookHandler>
   schema?: FastifySchema
-  handler: (this: FastifyInstance, request: FastifyRequest<RouteGeneric>, reply: FastifyReply<RouteGeneric>) => Promise<unknown>
+  handler: (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 }
 
 /**

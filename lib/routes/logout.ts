@@ -11,7 +11,7 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
   app.post('/Logout', {
     schema: {
       summary: 'Log out: end the session of the presented access token',
-      description: 'Needs the header "Authorization: Bearer <access token>". The token, every other access token of its session and the ' +
+      description: 'Needs the header `Authorization: Bearer <access token>`. The token, every other access token of its session and the ' +
         'session\'s refresh token stop working at once, on every instance sharing the session store. The body is ignored.',
       tags: ['Auth'],
       response: {

@@ -38,16 +38,18 @@ async function within<T> (ms: number, promise: Promise<T>, what: string): Promis
   }
 }
 
-t.test('the plugin warns once at registration when the host server has no requestTimeout', async (t) => {
-  const warnings = async (fastify: object): Promise<string[]> => {
+t.test('the plugin warns when the host server has no requestTimeout and listens beyond loopback', async (t) => {
+  const warnings = async (fastify: object, host: string): Promise<string[]> => {
     const lines: string[] = []
-    await buildTestApp(t, { fastify: { ...fastify, logger: { level: 'warn', stream: { write: (line: string) => { lines.push(line) } } } } })
+    const { app } = await buildTestApp(t, { fastify: { ...fastify, logger: { level: 'warn', stream: { write: (line: string) => { lines.push(line) } } } } })
+    await app.listen({ host, port: 0 })
     return lines.map((line) => JSON.parse(line).msg).filter((msg: string) => msg.includes('requestTimeout'))
   }
-  const unset = await warnings({})
-  t.equal(unset.length, 1, 'one warning')
-  t.match(unset[0], /requestTimeout is 0/)
-  t.same(await warnings({ requestTimeout: 10_000 }), [], 'none once it is set')
+  t.same(await warnings({}, '127.0.0.1'), [], 'none on loopback, as in the quick start')
+  const exposed = await warnings({}, '0.0.0.0')
+  t.equal(exposed.length, 1, 'one warning on every interface')
+  t.match(exposed[0], /requestTimeout is 0/)
+  t.same(await warnings({ requestTimeout: 10_000 }, '0.0.0.0'), [], 'none once it is set')
 })
 
 t.test(`the example server cuts off a slow body after REQUEST_TIMEOUT (${REQUEST_TIMEOUT_S} s)`, async (t) => {

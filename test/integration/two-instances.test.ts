@@ -95,3 +95,18 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     for (const server of [a, b]) t.same(await (await fetch(`${server.url}/health`)).json(), { status: 'ok' })
   })
 })
+
+t.test('two demo instances on one database print the same password, and the second start keeps the first one\'s sessions', { skip }, async (t) => {
+  const { url: databaseUrl } = await postgresSchema(t, 'demo')
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-demos-secret-${'y'.repeat(32)}` }
+  const demoPassword = (server: { output: () => string }): string => /Demo account: demo@example\.com \/ (\S+)/.exec(server.output())![1]!
+  const a = await startServer(t, env)
+  const login = await post(`${a.url}/Auth/Login`, { email: 'demo@example.com', password: demoPassword(a) })
+  t.equal(login.status, 200)
+  const { accessToken } = await login.json() as { accessToken: string }
+
+  const b = await startServer(t, env)
+  t.equal(demoPassword(b), demoPassword(a), 'one password for both')
+  t.equal((await post(`${b.url}/Auth/Login`, { email: 'demo@example.com', password: demoPassword(a) })).status, 200)
+  t.equal((await fetch(`${a.url}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200, 'A\'s token outlives B\'s start')
+})

@@ -84,6 +84,13 @@ app.get<{ Params: { id: string } }>('/orders/:id', authenticated<{ Params: { id:
   this.log.info({ owner, id })
   return await reply.send({ owner, id })
 }))
+// The generic on authenticated() alone is enough; on app.get too is fine.
+app.get('/invoices/:id', authenticated<{ Params: { id: string }, Querystring: { full?: boolean } }>(async (request) => {
+  const id: string = request.params.id
+  const full: boolean | undefined = request.query.full
+  return { id, full, owner: request.account.id }
+}))
+app.post('/invoices/:id', authenticated<{ Params: { id: string }, Body: { note: string } }>({ schema: {} }, async (request) => request.body.note + request.params.id))
 const check = (request: AuthenticatedRequest): PasswordAuthAccount => request.account
 console.log(check)
 // @ts-expect-error a handler made with authenticated() takes a request, not an account

@@ -57,7 +57,8 @@ function statements (m: AccountMapping): Record<Purpose, string> & { setActive?:
  * Accounts in PostgreSQL: the plugin's own table (`accountsTableSql`) or one your application already
  * has, mapped by `table`, `columns`, `idType`, `activeCondition` and `fields`. Every method is one
  * statement; the password update is a compare-and-set on the old hash, so of concurrent changes exactly
- * one wins. E-mails are looked up as lower(email), which a unique index on lower(email) serves.
+ * one wins. E-mails are looked up as lower(email), which a unique index on lower(email) serves, and
+ * returned lower-cased (`request.account.email` is `ada@example.com` for a row holding `Ada@Example.com`).
  */
 export class PostgresAccountStore implements AccountStore {
   readonly #pool: Queryable
