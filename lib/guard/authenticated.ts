@@ -20,7 +20,7 @@ export type AuthenticatedHandler<RouteGeneric extends RouteGenericInterface = Ro
  * typed for any route, so `app.get('/orders/:id', authenticated<{ Params: … }>(…))` type-checks without
  * repeating the generic on `app.get`; the handler you pass sees `RouteGeneric`.
  */
-export interface AuthenticatedRoute<_RouteGeneric extends RouteGenericInterface = RouteGenericInterface> {
+export interface AuthenticatedRoute {
   onRequest: Authenticate | Array<Authenticate | onRequestHookHandler>
   schema?: FastifySchema
   handler: (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
@@ -35,10 +35,10 @@ export interface AuthenticatedRoute<_RouteGeneric extends RouteGenericInterface 
  */
 export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> (
   handler: AuthenticatedHandler<RouteGeneric>
-): AuthenticatedRoute<RouteGeneric>
+): AuthenticatedRoute
 export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface, Options extends RouteShorthandOptions = RouteShorthandOptions> (
   options: Options, handler: AuthenticatedHandler<RouteGeneric>
-): Omit<Options, 'onRequest' | 'schema' | 'handler'> & AuthenticatedRoute<RouteGeneric>
+): Omit<Options, 'onRequest' | 'schema' | 'handler'> & AuthenticatedRoute
 export function authenticated (
   first: RouteShorthandOptions | AuthenticatedHandler, second?: AuthenticatedHandler
 ): AuthenticatedRoute {
