@@ -1,3 +1,22 @@
+/*
+ * Code map. plugin.ts (this file) resolves the options and wires the parts; index.ts is the public API.
+ *
+ *   options/   the options: each concern resolves its own (tokens/, session/, password/, throttle/
+ *              options.ts); options/ checks the top level and holds the shared rules
+ *   http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, log redaction
+ *   routes/    one file per route (Login, ChangePassword, Logout, Refresh, JWKS) and their shared context
+ *   password/  argon2id hashing, its queue, the policy, the credential check, legacy/ hash formats
+ *   throttle/  per-e-mail attempt counting (the rules every store follows) and the per-IP limit's options
+ *   tokens/    signing keys and access tokens (JWT)
+ *   session/   sessions: start, refresh with rotating refresh tokens, end; the cookie; the account rule
+ *   guard/     `authenticate` and `authenticated()` for host routes, and the decorators
+ *   stores/    the store interfaces (types.ts), memory/, postgres/, redis/, and the store-call deadline
+ *   testing/   the store contract suites (`fastify-password-auth/testing`)
+ *
+ * A Login request: http/ (body parser, validation) → routes/login.ts → throttle/ and password/
+ * (credential check) → session/ (start) → tokens/ (access token) → http/ (answer or problem+json).
+ * A guarded host request: guard/authenticate.ts → guard/token-check.ts (tokens/, stores/) → your handler.
+ */
 import { isIP } from 'node:net'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
