@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { LoginFailureReason } from '../events.js'
-import type { PasswordHasher } from './hasher.js'
+import { needsUpgrade, type PasswordHasher } from './hasher.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { EmailThrottle } from '../throttle/email-throttle.js'
 
 export type PasswordCheckResult =
-  | { outcome: 'verified', account: StoredAccount, hashFormat: string }
+  | { outcome: 'verified', account: StoredAccount, hashFormat: string, needsUpgrade: boolean }
   | { outcome: 'failed', reason: LoginFailureReason, account: StoredAccount | null }
   | { outcome: 'throttled', retryAfter: number }
 
@@ -39,7 +39,7 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, du
         // A hash in no known format costs one argon2 verification too, like every other failure.
         if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password)
         result = check.verdict === 'verified'
-          ? { outcome: 'verified', account, hashFormat: check.format }
+          ? { outcome: 'verified', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
           : { outcome: 'failed', reason: check.verdict, account }
       } else {
         await hasher.verify(dummyHash, password)

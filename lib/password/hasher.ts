@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { hash } from '@node-rs/argon2'
 import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
 import type { HashQueue } from './hash-queue.js'
-import { parseArgon2Hash } from './legacy/argon2.js'
+import type { Argon2Hash } from './legacy/argon2.js'
 import { createHashVerifier, type HashCheck, type HashVerifierOptions, type VerifyStoredHash } from './legacy/index.js'
 
 /**
@@ -38,9 +38,8 @@ export async function hashPassword (password: string, argon2?: Argon2Options): P
  * argon2d), or was made with an older version or weaker parameters than `params`. Stronger argon2id
  * hashes are left alone.
  */
-export function needsUpgrade (storedHash: string, params: Argon2Params): boolean {
-  const argon2 = parseArgon2Hash(storedHash)
-  return argon2 === null || argon2.algorithm !== 'argon2id' || argon2.version < 19 ||
+export function needsUpgrade (argon2: Argon2Hash | null | undefined, params: Argon2Params): boolean {
+  return argon2 == null || argon2.algorithm !== 'argon2id' || argon2.version < 19 ||
     argon2.memoryCost < params.memoryCost || argon2.timeCost < params.timeCost
 }
 

@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { normalizeEmail } from '../stores/email.js'
 import { requestError } from '../errors.js'
-import { needsUpgrade } from '../password/hasher.js'
 import { tokenBody } from './token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, LoginBody } from '../http/schemas.js'
@@ -18,7 +17,6 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
    * first. Best effort: the login succeeds either way.
    */
   async function upgradeHash (request: FastifyRequest, account: StoredAccount, password: string, from: string): Promise<void> {
-    if (!needsUpgrade(account.passwordHash, hasher.params)) return
     try {
       const newHash = await hasher.hash(password)
       const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
@@ -53,7 +51,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       emit(request, { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
-    await upgradeHash(request, result.account, request.body.password, result.hashFormat)
+    if (result.needsUpgrade) await upgradeHash(request, result.account, request.body.password, result.hashFormat)
     const { sessionId, tokens } = await sessionService.start(request, result.account)
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
     return tokenBody(reply, tokens, cookie)

@@ -1,5 +1,5 @@
 import { verify as verifyArgon2 } from '@node-rs/argon2'
-import { parseArgon2Hash } from './argon2.js'
+import { parseArgon2Hash, type Argon2Hash } from './argon2.js'
 import { createBcryptFormat, type LoadBcrypt } from './bcrypt.js'
 import { djangoPbkdf2Format } from './django.js'
 import { scryptFormat } from './scrypt.js'
@@ -10,9 +10,12 @@ export type { LegacyHashFormat } from './types.js'
 /** Names of the built-in formats, which host formats may not take. */
 export const BUILT_IN_FORMATS = ['argon2id', 'argon2i', 'argon2d', 'bcrypt', 'scrypt', 'django-pbkdf2-sha256'] as const
 
-/** `format` names the format the stored hash is in (known whenever the password could be checked). */
+/**
+ * `format` names the format the stored hash is in (known whenever the password could be checked);
+ * `argon2` holds an argon2 hash's parameters, parsed once for the verification and the upgrade decision.
+ */
 export type HashCheck =
-  | { verdict: 'verified' | 'wrong_password', format: string }
+  | { verdict: 'verified' | 'wrong_password', format: string, argon2?: Argon2Hash }
   | { verdict: 'unsupported_hash', format?: string }
 
 export interface HashVerifierOptions {
@@ -47,7 +50,7 @@ export function createHashVerifier ({ pepper, legacyHashes, log, loadBcrypt }: H
     const argon2 = parseArgon2Hash(storedHash)
     if (argon2 !== null) {
       const verified = await verifyArgon2(storedHash, nfc, { secret: pepper }).catch(() => false)
-      return { verdict: verified ? 'verified' : 'wrong_password', format: argon2.algorithm }
+      return { verdict: verified ? 'verified' : 'wrong_password', format: argon2.algorithm, argon2 }
     }
     const format = formats.find((candidate) => candidate.test(storedHash))
     if (format === undefined) return { verdict: 'unsupported_hash' }
