@@ -1,5 +1,5 @@
 import { verify } from '@node-rs/argon2'
-import { hashPassword, passwordAuthRedactPaths, type AccountStore } from '../lib/index.js'
+import { hashPassword, passwordAuthRedactPaths, passwordAuthRequestSerializer, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
 import { buildApp } from './app.js'
 import { readConfig } from './config.js'
@@ -30,7 +30,7 @@ async function main (): Promise<void> {
   if (demo !== undefined) await resetPassword(stores.accounts, demo.email, demo.password, hashed[0]!.passwordHash)
 
   const app = await buildApp({
-    logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths] },
+    logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths], serializers: { req: passwordAuthRequestSerializer } },
     requestLogging: config.requestLogging,
     server: serverTimeouts(config.requestTimeout),
     healthCheck: stores.healthCheck,

@@ -36,7 +36,8 @@ export type AuthEventDetails =
   /** A login replaced a legacy or weaker hash with argon2id; `from` names the old format. */
   | { type: 'password.rehashed', accountId: string, email: string, from: string }
   | { type: 'password.change_failed', reason: ChangeFailureReason, accountId?: string, email: string }
-  | { type: 'logout', accountId: string, sessionId: string, tokenId: string }
+  /** `tokenId` is the access token's; absent when a cookie-mode Logout went by the refresh cookie alone. */
+  | { type: 'logout', accountId: string, sessionId: string, tokenId?: string }
   | { type: 'session.started', accountId: string, sessionId: string }
   | { type: 'session.refreshed', accountId: string, sessionId: string, grace: boolean }
   | { type: 'session.refresh_failed', reason: RefreshFailureReason, accountId?: string, sessionId?: string }

@@ -31,7 +31,7 @@ export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
 export type { Problem } from './http/problem.js'
-export { passwordAuthRedactPaths } from './http/redact.js'
+export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
 export { passwordAuthClientErrorHandler } from './http/client-errors.js'
 
 export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options/index.js'

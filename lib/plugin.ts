@@ -156,7 +156,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     routes.setErrorHandler(answerError)
     // Callback hooks, not async ones: no promise per request on every route of the plugin.
     routes.addHook('onRequest', (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() })
-    const cookie = config.refresh.cookie === undefined ? undefined : await createRefreshCookie(routes, config.refresh.cookie, config.prefix)
+    // routes.prefix is the full prefix: the host's (if it registered the plugin under one) and ours.
+    const cookie = config.refresh.cookie === undefined ? undefined : await createRefreshCookie(routes, config.refresh.cookie, routes.prefix)
     const context: RouteContext = { ...shared, cookie }
 
     await routes.register(async function credentialRoutes (app) {

@@ -82,7 +82,7 @@ t.test('the document follows the configuration: policy lengths, refresh off, coo
   const login = cookie.paths['/Auth/Login'].post.responses[200]
   t.same(login.content['application/json'].schema.required, ['accessToken', 'tokenType', 'expiresIn', 'refreshExpiresIn'])
   t.notOk(login.content['application/json'].schema.properties.refreshToken, 'the refresh token is not in the body')
-  t.match(login.headers['Set-Cookie'].description, /fastify-password-auth-refresh=<refresh token>; Path=\/Auth; .*HttpOnly; Secure; SameSite=Strict/)
+  t.match(login.headers['Set-Cookie'].description, /__Secure-fastify-password-auth-refresh=<refresh token>; Path=\/Auth; .*HttpOnly; Secure; SameSite=Strict/)
   t.match(cookie.paths['/Auth/Refresh'].post.responses[401].headers['Set-Cookie'].description, /Max-Age=0/)
   t.match(cookie.paths['/Auth/Logout'].post.responses[204].headers['Set-Cookie'].description, /is cleared/)
 })

@@ -4,8 +4,10 @@ import t from 'tap'
 import passwordAuth, { MemoryAccountStore } from '../lib/index.js'
 import { createRefreshCookie } from '../lib/session/refresh-cookie.js'
 import { buildTestApp, SECRET } from './helpers/app.js'
+import { forgeJwt, validClaims } from './helpers/jwt.js'
+import { secretKeyId } from '../lib/tokens/keys.js'
 
-const COOKIE = 'fastify-password-auth-refresh'
+const COOKIE = '__Secure-fastify-password-auth-refresh'
 
 /** The Set-Cookie header of our cookie, as attributes. */
 function refreshCookie (headers: Record<string, unknown>): Record<string, string | true> | undefined {
@@ -85,4 +87,83 @@ t.test('cookie names are checked', async (t) => {
   await t.rejects(async () => {
     await app.register(passwordAuth, { accounts: new MemoryAccountStore(), jwt: { secret: SECRET }, refresh: { cookie: { name: 'a b;' } } })
   }, { code: 'FST_PWAUTH_INVALID_OPTION', message: /refresh\.cookie\.name must be a cookie name/ })
+})
+
+t.test('cookie mode under a host prefix: the cookie path is the routes\' full prefix, so the browser sends it to Refresh', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  const accounts = new MemoryAccountStore()
+  const { hashPassword } = await import('../lib/index.js')
+  accounts.add({ email: 'ada@example.com', passwordHash: await hashPassword('correct horse battery staple', { memoryCost: 1024, timeCost: 1, parallelism: 1 }) })
+  await app.register(async (api) => {
+    await api.register(passwordAuth, { accounts, jwt: { secret: SECRET }, rateLimit: false, refresh: { cookie: true }, argon2: { memoryCost: 1024, timeCost: 1, parallelism: 1 } })
+  }, { prefix: '/api' })
+  await app.ready()
+  const login = await app.inject({ method: 'POST', url: '/api/Auth/Login', payload: { email: 'ada@example.com', password: 'correct horse battery staple' } })
+  const cookie = refreshCookie(login.headers)!
+  t.equal(cookie.path, '/api/Auth')
+  const refreshed = await app.inject({ method: 'POST', url: '/api/Auth/Refresh', payload: {}, headers: { cookie: `${COOKIE}=${cookie.value as string}` } })
+  t.equal(refreshed.statusCode, 200)
+  t.equal(refreshCookie(refreshed.headers)!.path, '/api/Auth')
+})
+
+t.test('cookie tossing and cross-site requests: refused without clearing, the real cookie keeps working', async (t) => {
+  const { login, app } = await buildTestApp(t, { auth: { refresh: { cookie: true } } })
+  const real = refreshCookie((await login()).headers)!.value as string
+  const other = refreshCookie((await login()).headers)!.value as string
+  const refresh = async (headers: Record<string, string>) => await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: {}, headers })
+
+  // A cookie planted with a more specific path comes first: neither is used, neither cleared.
+  for (const cookie of [`${COOKIE}=${other}; ${COOKIE}=${real}`, `${COOKIE}=garbage; ${COOKIE}=${real}`]) {
+    const tossed = await refresh({ cookie })
+    t.equal(tossed.statusCode, 401)
+    t.equal(refreshCookie(tossed.headers), undefined, 'no clearing Set-Cookie that would delete the real cookie')
+  }
+  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'null' }] as Array<Record<string, string>>) {
+    const crossSite = await refresh({ ...headers, cookie: `${COOKIE}=${real}` })
+    t.equal(crossSite.statusCode, 401, `refused with ${JSON.stringify(headers)}`)
+    t.equal(refreshCookie(crossSite.headers), undefined)
+  }
+  const sameSite = await refresh({ 'sec-fetch-site': 'same-site', origin: 'https://app.example.com', cookie: `${COOKIE}=${real}` })
+  t.equal(sameSite.statusCode, 200, 'another origin of the same site (with CORS) still refreshes, with the untouched real token')
+})
+
+t.test('cookie mode: Logout without a usable access token ends the refresh cookie\'s session; every 401 clears the cookie', async (t) => {
+  const { login, app, me, ada } = await buildTestApp(t, { auth: { refresh: { cookie: true } } })
+  const logout = async (headers: Record<string, string>) => await app.inject({ method: 'POST', url: '/Auth/Logout', headers })
+  const now = Math.floor(Date.now() / 1000)
+
+  const first = await login()
+  const value = refreshCookie(first.headers)!.value as string
+  const { accessToken } = first.json()
+  for (const bearer of ['none', 'expired', 'garbage']) {
+    const other = refreshCookie((await login()).headers)!.value as string
+    const expired = forgeJwt({ alg: 'HS256', typ: 'at+jwt', kid: secretKeyId(SECRET) }, validClaims(ada.id, other.split('.')[0]!, { iat: now - 1000, exp: now - 60 }), SECRET)
+    const headers: Record<string, string> = { cookie: `${COOKIE}=${other}` }
+    if (bearer !== 'none') headers.authorization = `Bearer ${bearer === 'expired' ? expired : 'garbage'}`
+    t.equal((await me(expired)).statusCode, 401, 'the expired token is refused by the guard')
+    t.equal((await me(forgeJwt({ alg: 'HS256', typ: 'at+jwt', kid: secretKeyId(SECRET) }, validClaims(ada.id, other.split('.')[0]!), SECRET))).statusCode, 200, 'which it takes once not expired')
+    const out = await logout(headers)
+    t.equal(out.statusCode, 204, `logged out by the cookie with a ${bearer} bearer token`)
+    t.match(refreshCookie(out.headers), { value: '', 'max-age': '0' }, 'and the cookie is cleared')
+    const again = await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: {}, headers: { cookie: `${COOKIE}=${other}` } })
+    t.equal(again.statusCode, 401, 'the session is over')
+  }
+  t.equal((await me(accessToken)).statusCode, 200, 'the other sessions are untouched')
+  const refused = await logout({ authorization: 'Bearer not-a-token', cookie: `${COOKIE}=not-a-refresh-token` })
+  t.equal(refused.statusCode, 401)
+  t.match(refreshCookie(refused.headers), { value: '', 'max-age': '0' }, 'a 401 clears the cookie too')
+  const none = await logout({})
+  t.equal(none.statusCode, 401)
+  t.match(refreshCookie(none.headers), { value: '', 'max-age': '0' })
+  const tossed = await logout({ cookie: `${COOKIE}=${value}; ${COOKIE}=garbage` })
+  t.equal(tossed.statusCode, 401, 'several cookies: none is used')
+  t.equal(refreshCookie(tossed.headers), undefined, 'and none cleared')
+  t.equal((await me(accessToken)).statusCode, 200, 'still')
+})
+
+t.test('a __Host- cookie name gets Path=/, as browsers require', async (t) => {
+  const { login } = await buildTestApp(t, { auth: { refresh: { cookie: { name: '__Host-refresh' } } } })
+  const line = ([] as string[]).concat((await login()).headers['set-cookie'] as string[]).find((value) => value.startsWith('__Host-refresh='))
+  t.match(line, /; Path=\/;/)
 })

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { bearerToken } from '../guard/token-check.js'
 import { accountAccepts } from '../session/account-rule.js'
 import { requestError } from '../errors.js'
@@ -12,14 +12,41 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
     schema: {
       summary: 'Log out: end the session of the presented access token',
       description: 'Needs the header `Authorization: Bearer <access token>`. The token, every other access token of its session and the ' +
-        'session\'s refresh token stop working at once, on every instance sharing the session store. The body is ignored.',
+        'session\'s refresh token stop working at once, on every instance sharing the session store. The body is ignored.' +
+        (cookie === undefined ? '' : ' Cookie mode: without a usable access token, the refresh cookie\'s session ends instead; every answer clears the cookie.'),
       tags: ['Auth'],
       response: {
         204: noContentResponse('Logged out.', cookie === undefined ? {} : setCookieHeader(cookie, 'cleared')),
-        ...problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_BODY_TOO_LARGE', 'FST_PWAUTH_UNAVAILABLE'])
+        ...problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_BODY_TOO_LARGE', 'FST_PWAUTH_UNAVAILABLE'],
+          cookie === undefined ? {} : { 401: setCookieHeader(cookie, 'cleared') })
       }
     }
   }, async (request, reply) => {
+    if (cookie === undefined) {
+      await endBearerSession(request)
+      return await reply.code(204).send()
+    }
+    const sent = cookie.read(request)
+    try {
+      await endBearerSession(request).catch(async (err: unknown) => {
+        // A browser whose access token expired can still log out: by its refresh cookie.
+        if (!isTokenError(err) || sent.kind !== 'one') throw err
+        const ended = await sessionService.endByRefreshToken(request, sent.token)
+        if (ended === null) throw err
+        emit(request, { type: 'logout', ...ended })
+      })
+    } catch (err) {
+      // Every 401 clears the cookie, except when several arrived: clearing might delete the real one.
+      if (isTokenError(err) && sent.kind !== 'several') cookie.clear(reply)
+      throw err
+    }
+    cookie.clear(reply)
+    // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
+    return await reply.code(204).send()
+  })
+
+  /** Ends the session of the bearer token; throws TOKEN_MISSING or TOKEN_INVALID if it cannot. */
+  async function endBearerSession (request: FastifyRequest): Promise<void> {
     const claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
     // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
     // logouts of one session only the one that ended it gets 204.
@@ -29,8 +56,10 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
     ])
     if (ended !== claims.sub || !accountAccepts(account, claims.cv)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
-    cookie?.clear(reply)
-    // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
-    return await reply.code(204).send()
-  })
+  }
+}
+
+function isTokenError (err: unknown): boolean {
+  const code = (err as { code?: unknown }).code
+  return code === 'FST_PWAUTH_TOKEN_MISSING' || code === 'FST_PWAUTH_TOKEN_INVALID'
 }

@@ -24,11 +24,14 @@ export function registerRefresh (app: FastifyInstance, { sessionService, cookie 
     }
   }, async (request, reply) => {
     if (cookie === undefined) return await sessionService.refresh(request, (request.body as Static<typeof RefreshBody>).refreshToken)
+    const sent = cookie.read(request)
     try {
-      return tokenBody(reply, await sessionService.refresh(request, cookie.read(request) ?? ''), cookie)
+      return tokenBody(reply, await sessionService.refresh(request, sent.kind === 'one' ? sent.token : ''), cookie)
     } catch (err) {
-      // The token is dead whatever the reason: the browser may forget it.
-      cookie.clear(reply)
+      // The token is dead whatever the reason: the browser may forget it. Not when several cookies came (one
+      // planted) or another site sent the request: clearing could delete the real cookie of a client that
+      // did not send this request.
+      if (sent.kind === 'one' || sent.kind === 'none') cookie.clear(reply)
       throw err
     }
   })

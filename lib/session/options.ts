@@ -34,7 +34,7 @@ export function resolveRefresh (refresh: RefreshOptions | false | undefined, acc
   assert(typeof cookie === 'boolean' || isObject(cookie), 'refresh.cookie must be true, false or { name }')
   let cookieName: string | undefined
   if (cookie !== false) {
-    const { name = 'fastify-password-auth-refresh' } = cookie === true ? {} : group(cookie, ['name'], 'refresh.cookie')
+    const { name = '__Secure-fastify-password-auth-refresh' } = cookie === true ? {} : group(cookie, ['name'], 'refresh.cookie')
     assert(typeof name === 'string' && COOKIE_NAME.test(name), 'refresh.cookie.name must be a cookie name: 1 to 64 letters, digits and !#$%&\'*+.^_`|~-')
     cookieName = name
   }

@@ -122,6 +122,18 @@ export class SessionService {
     return accountId
   }
 
+  /**
+   * Logout by refresh token (cookie mode, when the access token is missing or has expired): ends the
+   * session the token belongs to. Its MAC proves the session is the caller's; resolves null if the token is
+   * not one of this server's or the session had already ended.
+   */
+  async endByRefreshToken (request: FastifyRequest, token: string): Promise<{ accountId: string, sessionId: string } | null> {
+    const fields = this.#refreshTokens.read(token)
+    if (fields === null) return null
+    const accountId = await this.end(request, fields.sessionId, 'logout')
+    return accountId === null ? null : { accountId, sessionId: fields.sessionId }
+  }
+
   /** Ends every session of an account; resolves how many were live. */
   async endAll (request: FastifyRequest | undefined, accountId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
     const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.endAll', async () => await this.#store.endAll(accountId, reason))

@@ -16,6 +16,7 @@ for (const requestLogging of ['off', 'on'] as const) {
     const login = await post(`${server.url}/Auth/Login`, { email, password })
     const { accessToken } = await login.json() as { accessToken: string }
     t.equal((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200)
+    t.equal((await fetch(`${server.url}/me?access_token=${accessToken}&x=1`)).status, 401, 'a token in the URL is refused')
     await new Promise((resolve) => setTimeout(resolve, 200)) // pino writes asynchronously
     const logged = lines(server.output())
     t.ok(logged.some((line) => line.authEvent?.type === 'login.succeeded'), 'the audit event is logged')
@@ -23,6 +24,8 @@ for (const requestLogging of ['off', 'on'] as const) {
     if (requestLogging === 'on') t.ok(requestLines.length >= 4, 'two lines per request')
     else t.equal(requestLines.length, 0, 'no per-request lines')
     t.notMatch(server.output(), /\(node:\d+\) \[/, 'no process warning (a Fastify deprecation, say)')
+    t.notOk(server.output().includes(accessToken), 'and never logged, not even the one in the URL')
+    if (requestLogging === 'on') t.ok(server.output().includes('/me?access_token=[Redacted]&x=1'), 'the request line says a token was redacted')
   })
 }
 
