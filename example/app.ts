@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import passwordAuth, { passwordAuthClientErrorHandler, type PasswordAuthOptions } from '../lib/index.js'
+import passwordAuth, { authenticate, passwordAuthClientErrorHandler, type PasswordAuthOptions } from '../lib/index.js'
 import type { ServerTimeouts } from './timeouts.js'
 import { Account } from './account-schema.js'
 
@@ -49,7 +49,7 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
   await app.register(passwordAuth, auth)
 
   app.get('/me', {
-    onRequest: app.authenticate,
+    onRequest: authenticate,
     schema: { summary: 'The signed-in account', tags: ['Example'], security: [{ bearerAuth: [] }], response: { 200: Account } }
   }, async (request) => request.account)
 

@@ -1,5 +1,6 @@
 import fastifyJwt from '@fastify/jwt'
 import t from 'tap'
+import { authenticate } from '../lib/index.js'
 import { buildTestApp, EMAIL } from './helpers/app.js'
 import { expectProblem } from './helpers/problem.js'
 
@@ -22,7 +23,7 @@ t.test('request.account is null on routes without the guard', async (t) => {
 t.test('authenticate works as a preHandler too', async (t) => {
   const { app, token } = await buildTestApp(t, {
     routes: (app) => {
-      app.get('/pre', { preHandler: app.authenticate }, async (request) => ({ id: request.account?.id }))
+      app.get('/pre', { preHandler: authenticate }, async (request) => ({ id: request.account?.id }))
     }
   })
   t.equal((await app.inject({ url: '/pre' })).statusCode, 401)
@@ -37,7 +38,7 @@ t.test('guard failures are problem+json whatever the host error handler and sche
     routes: (app) => {
       app.get('/host-error', async () => { throw new Error('host failure') })
       app.get('/guarded', {
-        onRequest: app.authenticate,
+        onRequest: authenticate,
         schema: { response: { 401: { type: 'object', properties: { only: { type: 'string' } } } } }
       }, async () => ({ ok: true }))
     }

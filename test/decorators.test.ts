@@ -18,6 +18,11 @@ async function hostJwtGuard (app: ReturnType<typeof Fastify>): Promise<void> {
   })
 }
 
+/** The host's guard, which its own `declare module 'fastify'` would type. */
+function hostGuard (app: ReturnType<typeof Fastify>): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return (app as unknown as { authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void> }).authenticate
+}
+
 t.test('the plugin claims no host name: a host that decorated request.user first works, and the plugin adds no user', async (t) => {
   const plain = await buildTestApp(t)
   t.notOk(plain.app.hasRequestDecorator('user'), 'no request.user of the plugin\'s')
@@ -29,11 +34,16 @@ t.test('the plugin claims no host name: a host that decorated request.user first
   t.same((await app.inject({ url: '/user', headers: { authorization: `Bearer ${await token()}` } })).json(), { user: null }, 'the host\'s user is left alone')
 })
 
-t.test('a host with its own fastify.authenticate gets a coded error that names the option', async (t) => {
+t.test('a host with its own fastify.authenticate keeps it: the plugin adds none unless asked', async (t) => {
+  const { app } = await buildTestApp(t, { before: hostJwtGuard, routes: (app) => { app.get('/host', { onRequest: hostGuard(app) }, async () => 'host route') } })
+  t.same((await app.inject({ url: '/host' })).json(), { host: 'guard' })
+})
+
+t.test('asked for fastify.authenticate where the host has its own: a coded error that names the option', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   await hostJwtGuard(app)
-  await t.rejects(async () => { await app.register(passwordAuth, options()).ready() }, {
+  await t.rejects(async () => { await app.register(passwordAuth, { ...options(), decorators: { authenticate: 'authenticate' } }).ready() }, {
     code: 'FST_PWAUTH_NAME_TAKEN',
     message: /^fastify-password-auth: fastify\.authenticate is already decorated \(by your app or another plugin, such as a @fastify\/jwt guard\)\. Keep yours: pass decorators: \{ authenticate: 'passwordAuthenticate' \} \(or false\)/
   })
@@ -45,7 +55,7 @@ t.test('renamed or turned off, the guard lives beside the host\'s own authentica
       before: hostJwtGuard,
       auth: { decorators: { authenticate: name } },
       routes: (app) => {
-        app.get('/host', { onRequest: app.authenticate }, async () => 'host route')
+        app.get('/host', { onRequest: hostGuard(app) }, async () => 'host route')
         app.get('/ours', { onRequest: authenticate }, async (request) => request.account?.email)
       }
     })

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyReply, type FastifyRequest, type RouteShorthandOptions } from 'fastify'
 import t from 'tap'
-import passwordAuth, { authenticate } from '../lib/index.js'
+import passwordAuth, { authenticate, authenticated } from '../lib/index.js'
 import { accessToken, appWithErrorLog, authOptions, EMAIL, SECRET } from './helpers/app.js'
 import { expectProblem } from './helpers/problem.js'
 
@@ -25,9 +25,10 @@ t.test('the guard works declared before and after the registration, on the insta
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   app.get('/before', { onRequest: authenticate }, async (request) => request.account?.id)
-  await app.register(passwordAuth, await authOptions())
-  t.equal(app.authenticate, authenticate, 'app.authenticate is the exported guard itself')
-  app.get('/after', { onRequest: app.authenticate }, async (request) => request.account?.id)
+  await app.register(passwordAuth, { ...await authOptions(), decorators: { authenticate: 'authenticate' } })
+  const decorated = (app as unknown as { authenticate: typeof authenticate }).authenticate
+  t.equal(decorated, authenticate, 'app.authenticate, when asked for, is the exported guard itself')
+  app.get('/after', { onRequest: decorated }, async (request) => request.account?.id)
   app.get('/both', { onRequest: [authenticate], preHandler: [authenticate] }, async (request) => request.account?.id)
   const token = await accessToken(app)
   for (const url of ['/before', '/after', '/both']) {
@@ -125,4 +126,20 @@ t.test('binding the guard to anything but a Fastify instance is a plain bind', a
   const bound = authenticate.bind(null)
   t.type(bound, 'function')
   t.not(bound, authenticate)
+})
+
+t.test('registration without await: every form the README shows still guards', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  // eslint-disable-next-line @typescript-eslint/no-floating-promises -- the mistake under test
+  app.register(passwordAuth, await authOptions())
+  app.get('/imported', { onRequest: authenticate }, async (request) => ({ account: request.account }))
+  app.get('/helper', authenticated(async (request) => ({ account: request.account })))
+  t.notOk(app.hasDecorator('authenticate'), 'no app.authenticate to reach for before the registration has run')
+  await app.ready()
+  const token = await accessToken(app)
+  for (const url of ['/imported', '/helper']) {
+    t.equal((await app.inject({ url })).statusCode, 401, `${url}: no token, no account`)
+    t.equal((await app.inject({ url, headers: { authorization: `Bearer ${token}` } })).json().account.email, EMAIL, `${url}: a token`)
+  }
 })

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
-import passwordAuth, { authenticated, authenticateResponses, errors, type PasswordAuthOptions } from '../lib/index.js'
+import passwordAuth, { authenticate, authenticated, authenticateResponses, errors, type PasswordAuthOptions } from '../lib/index.js'
 import { authOptions } from './helpers/app.js'
 
 type Doc = Record<string, any>
@@ -14,7 +14,7 @@ async function hostDocument (t: Test, auth: Partial<PasswordAuthOptions> = {}): 
   await app.register(swagger, { openapi: {} })
   await app.register(passwordAuth, { ...await authOptions(), ...auth })
   app.get('/me', authenticated(async (request) => request.account))
-  app.get('/orders', { onRequest: app.authenticate, schema: { response: { 200: { type: 'array', items: { type: 'string' } }, ...authenticateResponses() } } }, async () => [])
+  app.get('/orders', { onRequest: authenticate, schema: { response: { 200: { type: 'array', items: { type: 'string' } }, ...authenticateResponses() } } }, async () => [])
   await app.ready()
   return app.swagger() as Doc
 }

@@ -35,7 +35,7 @@ t.test('a valid configuration registers', async (t) => {
   t.teardown(async () => { await app.close() })
   await app.register(defaultExport, base())
   await app.ready()
-  t.type(app.authenticate, 'function')
+  t.notOk(app.hasDecorator('authenticate'), 'no fastify.authenticate unless asked for: import the guard')
   t.ok(app.hasRequestDecorator('account'))
   t.ok(app.hasDecorator('passwordAuth'))
 })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { AuthEvent } from '../lib/index.js'
+import { authenticate, type AuthEvent } from '../lib/index.js'
 import { buildTestApp, decodeJwt } from './helpers/app.js'
 
 t.test('the host lists an account\'s live sessions with their times, address and user agent', async (t) => {
@@ -50,7 +50,7 @@ t.test('"log out everywhere" as a route of the host, in a few lines', async (t) 
   const { app, tokens, me, refresh } = await buildTestApp(t, {
     auth: { onEvent: (event) => { events.push(event) } },
     routes: (app) => {
-      app.post('/sessions/logout-everywhere', { onRequest: app.authenticate }, async (request, reply) => {
+      app.post('/sessions/logout-everywhere', { onRequest: authenticate }, async (request, reply) => {
         const ended = await app.passwordAuth.sessions.endAll(request.account!.id, { request })
         return await reply.send({ ended })
       })

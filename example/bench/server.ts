@@ -21,7 +21,7 @@ import fastifyJwt from '@fastify/jwt'
 import { verify } from '@node-rs/argon2'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
-import passwordAuth, { hashPassword, type PasswordAuthAccount } from '../../lib/index.js'
+import passwordAuth, { authenticate, hashPassword, type PasswordAuthAccount } from '../../lib/index.js'
 import { Account } from '../account-schema.js'
 import { registerProfiler } from './profiler.js'
 import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
@@ -72,7 +72,7 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   const sample: PasswordAuthAccount = { id: activeId(0), email: activeEmail(0), active: true, credentialVersion: 0 }
   const revoked = new Set<string>()
   const unauthorized = { message: 'invalid token' }
-  app.get('/me', { onRequest: app.authenticate, schema }, async (request) => request.account)
+  app.get('/me', { onRequest: authenticate, schema }, async (request) => request.account)
   app.get('/plain', { schema }, async (request) => {
     await request.jwtVerify()
     if (revoked.has((request.user as { jti: string }).jti)) throw Object.assign(new Error('revoked token'), { statusCode: 401 })

@@ -7,11 +7,11 @@ import { assert } from '../options/rules.js'
 
 /**
  * The decorator names the types use. Renamed decorators (the `decorators` option) are typed by merging
- * the same names in here, e.g. for `decorators: { authenticate: false, account: 'member' }`:
+ * the same names in here, e.g. for `decorators: { authenticate: 'authenticate', account: 'member' }`:
  *
  * ```ts
  * declare module 'fastify-password-auth' {
- *   interface PasswordAuthDecoratorNames { authenticate: false, account: 'member' }
+ *   interface PasswordAuthDecoratorNames { authenticate: 'authenticate', account: 'member' }
  * }
  * ```
  */
@@ -22,8 +22,8 @@ type NameOf<Key extends string, Default extends string> =
 
 /** `request.<name>` of the account: 'account' unless renamed. */
 export type AccountDecoratorName = NameOf<'account', 'account'>
-/** `fastify.<name>` of the guard: 'authenticate' unless renamed; never when turned off. */
-export type AuthenticateDecoratorName = NameOf<'authenticate', 'authenticate'>
+/** `fastify.<name>` of the guard: none unless the host asks for one (then merged in PasswordAuthDecoratorNames). */
+export type AuthenticateDecoratorName = NameOf<'authenticate', never>
 
 /**
  * What the plugin adds to every request. FastifyRequest extends it (rather than declaring the property
@@ -42,7 +42,11 @@ export type PasswordAuthInstanceDecorators = {
 
 /** The names the plugin decorates with, for hosts whose own plugins use the defaults. */
 export interface DecoratorOptions {
-  /** `fastify.<name>`, the guard (default 'authenticate'); false adds none: import `authenticate` instead. */
+  /**
+   * `fastify.<name>`, the guard as an instance decorator. Default false: none, import `authenticate`,
+   * which exists before registration, so a route declared before an un-awaited registration still fails
+   * closed (`app.authenticate` would be undefined there, and `onRequest: undefined` runs no guard at all).
+   */
   authenticate?: string | false
   /** `request.<name>`, the authenticated account (default 'account'). */
   account?: string
@@ -54,7 +58,7 @@ export const DECORATOR_OPTION_KEYS = ['authenticate', 'account'] as const
 
 const NAME = /^[A-Za-z_$][\w$]*$/
 
-export function resolveDecorators ({ authenticate = 'authenticate', account = 'account' }: DecoratorOptions): ResolvedDecorators {
+export function resolveDecorators ({ authenticate = false, account = 'account' }: DecoratorOptions): ResolvedDecorators {
   assert(authenticate === false || (typeof authenticate === 'string' && NAME.test(authenticate)),
     'decorators.authenticate must be false or a name of letters, digits, _ and $, not starting with a digit')
   assert(typeof account === 'string' && NAME.test(account), 'decorators.account must be a name of letters, digits, _ and $, not starting with a digit')

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { hashPassword, MemoryAccountStore, type AccountStore } from '../../lib/index.js'
+import { authenticate, hashPassword, MemoryAccountStore, type AccountStore } from '../../lib/index.js'
 import { createPostgresSchema, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
 import { ADA_FIELDS } from '../helpers/account-fields.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
@@ -13,7 +13,7 @@ t.test('the memory store carries your own fields to request.account', async (t) 
   const { app, me, token } = await buildTestApp(t, {
     auth: { accounts },
     routes: (app) => {
-      app.get('/greeting', { onRequest: app.authenticate }, async (request) => `Hello ${request.account?.displayName ?? 'stranger'}`)
+      app.get('/greeting', { onRequest: authenticate }, async (request) => `Hello ${request.account?.displayName ?? 'stranger'}`)
     }
   })
   const issued = await token()
@@ -49,7 +49,7 @@ t.test('a custom store whose findById returns the hash anyway never shows it on 
   const { app, token } = await buildTestApp(t, {
     auth: { accounts },
     routes: (app) => {
-      app.get('/keys', { onRequest: app.authenticate }, async (request) => Object.keys(request.account ?? {}))
+      app.get('/keys', { onRequest: authenticate }, async (request) => Object.keys(request.account ?? {}))
     }
   })
   const response = await app.inject({ url: '/keys', headers: { authorization: `Bearer ${await token()}` } })
