@@ -21,7 +21,7 @@ const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(password
 // Ordered like the README's export table: values first, then the types a host names.
 export default fastifyPasswordAuth
 export { fastifyPasswordAuth }
-export { authenticate, type Authenticate } from './guard/authenticate.js'
+export { authenticate, authenticateStrategy, optionalAuthenticate, type Authenticate } from './guard/authenticate.js'
 export { authenticated, type AuthenticatedHandler, type AuthenticatedRequest, type AuthenticatedRoute } from './guard/authenticated.js'
 export { authenticateResponses } from './http/openapi.js'
 export type { PasswordAuthDecorator }

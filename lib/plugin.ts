@@ -21,17 +21,17 @@ import { isIP } from 'node:net'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { createTokenCheck } from './guard/token-check.js'
-import { acceptJsonOnly, ignoreBody } from './http/body-parsers.js'
+import { acceptJsonOnly, BODY_LIMIT, ignoreBody } from './http/body-parsers.js'
 import { createPasswordCheck } from './password/credential-check.js'
 import { checkDecoratorNames } from './guard/decorators.js'
-import { invalidOption, requestError } from './errors.js'
+import { asRequestError, invalidOption, requestError } from './errors.js'
 import { createEventEmitter } from './events.js'
-import { authenticate, createGuardCheck, registerGuardState } from './guard/authenticate.js'
+import { authenticate, createGuardCheck, createGuardVerify, registerGuardState } from './guard/authenticate.js'
 import { HashQueue } from './password/hash-queue.js'
 import { resolveOptions, type PasswordAuthOptions } from './options/index.js'
 import { PasswordHasher, type HashingStats } from './password/hasher.js'
 import { createPasswordPolicy } from './password/policy.js'
-import { createErrorHandler, createProblemSender, sendUnavailable } from './http/problem.js'
+import { createErrorHandler, createProblemHeaders, createProblemSender, sendUnavailable } from './http/problem.js'
 import { createRefreshCookie } from './session/refresh-cookie.js'
 import { RefreshTokens } from './session/refresh-tokens.js'
 import { registerChangePassword } from './routes/change-password.js'
@@ -118,6 +118,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     log: fastify.log
   })
   const answerError = createErrorHandler(createProblemSender(config.realm))
+  const problemHeaders = createProblemHeaders(config.realm)
+  const checkAccessToken = createTokenCheck(accessTokens, accounts, config.sessions, storeCall)
   const shared: Omit<RouteContext, 'cookie'> = {
     accounts,
     sessionService,
@@ -138,7 +140,11 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   fastify.decorateRequest(names.account, null)
   registerGuardState(fastify, {
-    check: createGuardCheck(createTokenCheck(accessTokens, accounts, config.sessions, storeCall), answerError, names.account),
+    check: createGuardCheck(checkAccessToken, answerError, names.account),
+    verify: createGuardVerify(checkAccessToken, (error, request) => {
+      const problem = asRequestError(error, request, BODY_LIMIT)
+      return Object.assign(problem, { headers: problemHeaders(problem) })
+    }, names.account),
     accountKey: names.account
   })
   if (names.authenticate !== false) fastify.decorate(names.authenticate, authenticate)

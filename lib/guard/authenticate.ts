@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { setupError } from '../errors.js'
+import { requestError, type PasswordAuthError } from '../errors.js'
 import { sendUnavailable, type ErrorHandler } from '../http/problem.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { CheckAccessToken } from './token-check.js'
@@ -9,8 +10,10 @@ export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Pro
 
 /** What the plugin leaves in the context it is registered in, for the guard to find. */
 export interface GuardState {
-  /** The token check of this registration; sets the account on `request[accountKey]`. */
+  /** The token check of this registration, as a hook; sets the account on `request[accountKey]`. */
   check: Authenticate
+  /** The same check, throwing its error (with the answer's headers) instead of answering. */
+  verify: (request: FastifyRequest) => Promise<void>
   accountKey: string
 }
 
@@ -27,8 +30,8 @@ export function registerGuardState (fastify: FastifyInstance, state: GuardState)
 
 const reported = new WeakMap<FastifyInstance, Set<string>>()
 
-/** Answers 503 and logs, once per route, what the host has to do. */
-export async function failClosed (request: FastifyRequest, reply: FastifyReply, error = notRegistered(routeName(request))): Promise<FastifyReply> {
+/** Logs, once per route, what the host has to do. */
+function reportOnce (request: FastifyRequest, error: Error): void {
   let routes = reported.get(request.server)
   if (routes === undefined) reported.set(request.server, routes = new Set())
   const route = routeName(request)
@@ -36,6 +39,11 @@ export async function failClosed (request: FastifyRequest, reply: FastifyReply, 
     routes.add(route)
     request.log.error(`${(error as Error & { code: string }).code}: ${error.message}`)
   }
+}
+
+/** Answers 503 and logs, once per route, what the host has to do. */
+export async function failClosed (request: FastifyRequest, reply: FastifyReply, error = notRegistered(routeName(request))): Promise<FastifyReply> {
+  reportOnce(request, error)
   return sendUnavailable(reply)
 }
 
@@ -58,6 +66,32 @@ export const authenticate: Authenticate = function authenticate (request, reply)
   return state === undefined ? failClosed(request, reply) : state.check(request, reply)
 }
 
+/**
+ * The guard for routes that serve everyone and more to a signed-in user: without an `Authorization`
+ * header the request goes on with `request.account` null; with one, it is checked as `authenticate` does
+ * (a token that fails is a 401, so a client learns its token went stale rather than seeing a signed-out page).
+ */
+export const optionalAuthenticate: Authenticate = async function optionalAuthenticate (request, reply) {
+  const state = guardStateOf(request.server)
+  if (state === undefined) return await failClosed(request, reply)
+  if (request.headers.authorization === undefined) return
+  return await state.check(request, reply)
+}
+
+/**
+ * The guard as a strategy for @fastify/auth (`app.auth([authenticateStrategy, apiKey])`): it throws the
+ * problem error (status, code, and the `WWW-Authenticate` header in `error.headers`) instead of answering,
+ * so @fastify/auth can try the next strategy. Without the plugin in the route's context it throws 503.
+ */
+export async function authenticateStrategy (request: FastifyRequest, _reply?: FastifyReply): Promise<void> {
+  const state = guardStateOf(request.server)
+  if (state === undefined) {
+    reportOnce(request, notRegistered(routeName(request)))
+    throw Object.assign(requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }), { headers: { 'retry-after': '1' } })
+  }
+  await state.verify(request)
+}
+
 function isFastifyInstance (value: unknown): value is FastifyInstance {
   return typeof value === 'object' && value !== null && typeof (value as FastifyInstance).hasDecorator === 'function' &&
     typeof (value as FastifyInstance).decorate === 'function'
@@ -66,14 +100,16 @@ function isFastifyInstance (value: unknown): value is FastifyInstance {
 // Fastify binds each route's hooks to the route's instance while it gets ready (after every plugin has
 // loaded). Checking there turns a guarded route in a context without the plugin into a failed ready(),
 // before any request; the request-time check above stays as the fallback.
-Object.defineProperty(authenticate, 'bind', {
+const checkedAtReady = {
   value: function bind (this: Authenticate, thisArg: unknown, ...args: unknown[]) {
     if (isFastifyInstance(thisArg) && guardStateOf(thisArg) === undefined) {
       throw notRegistered(thisArg.prefix === '' ? 'a route without a prefix' : `a route under the prefix "${thisArg.prefix}"`)
     }
     return Function.prototype.bind.call(this, thisArg, ...args)
   }
-})
+}
+Object.defineProperty(authenticate, 'bind', checkedAtReady)
+Object.defineProperty(optionalAuthenticate, 'bind', checkedAtReady)
 
 /** The account the guard put on the request, under whatever name this registration gave it; null if none. */
 export function accountOf (request: FastifyRequest): PasswordAuthAccount | null {
@@ -92,6 +128,19 @@ export function createGuardCheck (checkAccessToken: CheckAccessToken, answerErro
       (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
     } catch (err) {
       return answerError(err, request, reply)
+    }
+  }
+}
+
+/** The token check of one registration, throwing: for `authenticateStrategy`. */
+export function createGuardVerify (
+  checkAccessToken: CheckAccessToken, asError: (error: unknown, request: FastifyRequest) => PasswordAuthError & { headers: Record<string, string> }, accountKey: string
+): GuardState['verify'] {
+  return async function verify (request) {
+    try {
+      (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
+    } catch (err) {
+      throw asError(err, request)
     }
   }
 }

@@ -35,16 +35,24 @@ export function toProblem (error: PasswordAuthError): Problem {
  * The body is serialised here so a host route's response schema or serializer cannot reshape it.
  */
 export function createProblemSender (realm: string): SendProblem {
-  const challenges = { bearer: `Bearer realm="${realm}"`, invalid_token: `Bearer realm="${realm}", error="invalid_token"` }
-
+  const headersOf = createProblemHeaders(realm)
   return function sendProblem (reply, error) {
     reply.code(error.statusCode)
-    reply.header('cache-control', 'no-store')
-    const challenge = challengeOf(error.code)
-    if (challenge !== undefined) reply.header('www-authenticate', challenges[challenge])
-    if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
+    reply.headers(headersOf(error))
     reply.type('application/problem+json')
     return reply.send(JSON.stringify(toProblem(error)))
+  }
+}
+
+/** The contract's headers of an error's answer: no-store, the WWW-Authenticate challenge, Retry-After. */
+export function createProblemHeaders (realm: string): (error: PasswordAuthError) => Record<string, string> {
+  const challenges = { bearer: `Bearer realm="${realm}"`, invalid_token: `Bearer realm="${realm}", error="invalid_token"` }
+  return function headersOf (error) {
+    const headers: Record<string, string> = { 'cache-control': 'no-store' }
+    const challenge = challengeOf(error.code)
+    if (challenge !== undefined) headers['www-authenticate'] = challenges[challenge]
+    if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
+    return headers
   }
 }
 
