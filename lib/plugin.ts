@@ -19,7 +19,7 @@
  */
 import { isIP } from 'node:net'
 import fastifyRateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { createTokenCheck } from './guard/token-check.js'
 import { acceptJsonOnly, BODY_LIMIT, ignoreBody } from './http/body-parsers.js'
 import { createPasswordCheck } from './password/credential-check.js'
@@ -40,9 +40,9 @@ import { registerJwks } from './routes/jwks.js'
 import { registerLogin } from './routes/login.js'
 import { registerLogout } from './routes/logout.js'
 import { registerRefresh } from './routes/refresh.js'
+import { createSessionApi, type SessionApi } from './session/host-api.js'
 import { SessionService } from './session/service.js'
 import { createStoreCall } from './stores/store-call.js'
-import type { SessionInfo } from './stores/types.js'
 import { attemptLeaseMs, EmailThrottle } from './throttle/email-throttle.js'
 import { AccessTokens } from './tokens/access-tokens.js'
 import { validatorCompiler } from './http/validation.js'
@@ -73,15 +73,8 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/
 export interface PasswordAuthDecorator {
   /** argon2 work done so far, for metrics and capacity planning. */
   stats (): HashingStats
-  /** An account's sessions. Pass the request you act for, if any, so the events name it. Store failures reject with a 503 error. */
-  sessions: {
-    /** The account's live sessions, oldest first. */
-    list (accountId: string, context?: { request?: FastifyRequest }): Promise<SessionInfo[]>
-    /** Ends one session: its access and refresh tokens stop working at the next request. True if it was live. */
-    end (sessionId: string, context?: { request?: FastifyRequest }): Promise<boolean>
-    /** Ends every session of the account ("log out everywhere"); resolves how many were live. */
-    endAll (accountId: string, context?: { request?: FastifyRequest }): Promise<number>
-  }
+  /** Sessions: start one for an account you authenticated, list, end one or all. */
+  sessions: SessionApi
 }
 
 /** Signs and verifies a probe, so that keys that cannot work together fail at registration. */
@@ -120,7 +113,10 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const answerError = createErrorHandler(createProblemSender(config.realm))
   const problemHeaders = createProblemHeaders(config.realm)
   const checkAccessToken = createTokenCheck(accessTokens, accounts, config.sessions, storeCall)
-  const shared: Omit<RouteContext, 'cookie'> = {
+  // The full prefix: the host's, if it registered the plugin under one, and ours.
+  const cookie = config.refresh.cookie === undefined ? undefined : createRefreshCookie(config.refresh.cookie, fastify.prefix + config.prefix)
+  const context: RouteContext = {
+    cookie,
     accounts,
     sessionService,
     accessTokens,
@@ -150,11 +146,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   if (names.authenticate !== false) fastify.decorate(names.authenticate, authenticate)
   fastify.decorate('passwordAuth', {
     stats: () => hasher.stats(),
-    sessions: {
-      list: async (accountId, { request } = {}) => await sessionService.list(request, accountId),
-      end: async (sessionId, { request } = {}) => await sessionService.end(request, sessionId, 'ended_by_host') !== null,
-      endAll: async (accountId, { request } = {}) => await sessionService.endAll(request, accountId, 'ended_by_host')
-    }
+    sessions: createSessionApi({ sessionService, accounts, storeCall, cookie })
   } satisfies PasswordAuthDecorator)
 
   await fastify.register(async function passwordAuthRoutes (routes) {
@@ -162,9 +154,6 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     routes.setErrorHandler(answerError)
     // Callback hooks, not async ones: no promise per request on every route of the plugin.
     routes.addHook('onRequest', (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() })
-    // routes.prefix is the full prefix: the host's (if it registered the plugin under one) and ours.
-    const cookie = config.refresh.cookie === undefined ? undefined : await createRefreshCookie(routes, config.refresh.cookie, routes.prefix)
-    const context: RouteContext = { ...shared, cookie }
 
     await routes.register(async function credentialRoutes (app) {
       acceptJsonOnly(app)

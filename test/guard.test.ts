@@ -131,8 +131,7 @@ t.test('binding the guard to anything but a Fastify instance is a plain bind', a
 t.test('registration without await: every form the README shows still guards', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
-  // eslint-disable-next-line @typescript-eslint/no-floating-promises -- the mistake under test
-  app.register(passwordAuth, await authOptions())
+  app.register(passwordAuth, await authOptions()) // no await: the mistake under test
   app.get('/imported', { onRequest: authenticate }, async (request) => ({ account: request.account }))
   app.get('/helper', authenticated(async (request) => ({ account: request.account })))
   t.notOk(app.hasDecorator('authenticate'), 'no app.authenticate to reach for before the registration has run')

@@ -74,3 +74,44 @@ t.test('the host API fails closed: a store failure rejects with the 503 error', 
   sessions.list = async () => { throw new Error('store down') }
   await t.rejects(app.passwordAuth.sessions.list('x'), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503 })
 })
+
+t.test('the host starts a session for an account it authenticated another way: Login\'s answer, the cookie in cookie mode', async (t) => {
+  for (const cookie of [false, true]) {
+    const { app, ada, accounts, me } = await buildTestApp(t, {
+      auth: { refresh: { cookie } },
+      routes: (app) => {
+        app.post('/invitations/accept', async (request, reply) => {
+          const { accountId } = request.body as { accountId: string }
+          return await app.passwordAuth.sessions.start(accountId, { request, reply }) ?? await reply.code(404).send()
+        })
+      }
+    })
+    const accepted = await app.inject({ method: 'POST', url: '/invitations/accept', payload: { accountId: ada.id } })
+    t.equal(accepted.statusCode, 200)
+    const body = accepted.json()
+    t.equal(body.tokenType, 'Bearer')
+    t.equal((await me(body.accessToken)).json().email, 'ada@example.com', `cookie ${String(cookie)}: the access token works`)
+    if (cookie) {
+      t.notOk('refreshToken' in body, 'cookie mode: not in the body')
+      t.match(accepted.headers['set-cookie'], /^__Secure-fastify-password-auth-refresh=[^;]+; Max-Age=\d+; Path=\/Auth; HttpOnly; Secure; SameSite=Strict$/)
+    } else {
+      const refreshed = await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: { refreshToken: body.refreshToken } })
+      t.equal(refreshed.statusCode, 200, 'and its refresh token too')
+    }
+    t.equal((await app.inject({ method: 'POST', url: '/invitations/accept', payload: { accountId: 'nobody' } })).statusCode, 404, 'an unknown account: null')
+    accounts.setActive(ada.id, false)
+    t.equal((await app.inject({ method: 'POST', url: '/invitations/accept', payload: { accountId: ada.id } })).statusCode, 404, 'an inactive one too')
+  }
+})
+
+t.test('sessions.end with accountId ends only a session of that account', async (t) => {
+  const { app, ada, accounts, token, me } = await buildTestApp(t)
+  const bob = accounts.add({ email: 'bob@example.com', passwordHash: ada.passwordHash })
+  const adaToken = await token()
+  const sid = decodeJwt(adaToken).payload.sid as string
+  t.equal(await app.passwordAuth.sessions.end(sid, { accountId: bob.id }), false, 'bob cannot end ada\'s session')
+  t.equal((await me(adaToken)).statusCode, 200)
+  t.equal(await app.passwordAuth.sessions.end('no-such-session', { accountId: ada.id }), false)
+  t.equal(await app.passwordAuth.sessions.end(sid, { accountId: ada.id }), true)
+  t.equal((await me(adaToken)).statusCode, 401)
+})

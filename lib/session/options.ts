@@ -8,7 +8,7 @@ export interface RefreshOptions {
   maxLifetime?: number
   /** Seconds during which a replaced refresh token still gets the grace answer (default 10). */
   grace?: number
-  /** Puts the refresh token in an HttpOnly cookie instead of the body (needs @fastify/cookie). Default false. */
+  /** Puts the refresh token in an HttpOnly cookie instead of the body. Default false. */
   cookie?: boolean | { name?: string }
 }
 

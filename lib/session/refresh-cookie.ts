@@ -1,10 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyPluginCallback } from 'fastify'
-import { invalidOption } from '../errors.js'
-
-// The part of @fastify/cookie used here, declared locally: it is an optional peer dependency, and its
-// type augmentation must not reach hosts that do not install it.
-interface CookieOptions { httpOnly: boolean, secure: boolean, sameSite: 'strict', path: string, maxAge: number }
-interface CookieReply { setCookie (name: string, value: string, options: CookieOptions): FastifyReply }
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /**
  * What a request carries under the cookie's name. `several`: a cookie planted by a sibling subdomain
@@ -42,37 +36,31 @@ export function isCrossSite (request: FastifyRequest): boolean {
   return request.headers['sec-fetch-site'] === 'cross-site' || request.headers.origin === 'null'
 }
 
-async function loadCookiePlugin (): Promise<FastifyPluginCallback> {
-  return (await import('@fastify/cookie' as string) as { default: FastifyPluginCallback }).default
+/** Adds a Set-Cookie line to the reply, keeping the ones already there (a host's @fastify/cookie adds its own later). */
+function appendSetCookie (reply: FastifyReply, line: string): void {
+  const existing = reply.getHeader('set-cookie')
+  reply.header('set-cookie', existing === undefined ? line : [...[existing].flat().map(String), line])
 }
 
 /**
- * Registers @fastify/cookie in the plugin's own context, unless the host's is already there, and builds
- * the cookie: HttpOnly, Secure, SameSite=Strict, limited to `prefix`, the routes' full prefix (the host's
- * included). A `__Host-` name must have Path=/ (browsers refuse it otherwise): it then reaches every route.
+ * The refresh cookie: HttpOnly, Secure, SameSite=Strict, limited to `prefix`, the routes' full prefix (the
+ * host's included). A `__Host-` name must have Path=/ (browsers refuse it otherwise): it then reaches every
+ * route. Written by hand (a refresh token is base64url and dots, nothing to encode), so cookie mode needs
+ * no cookie plugin and works on host routes too (`passwordAuth.sessions.start`).
  */
-export async function createRefreshCookie (routes: FastifyInstance, name: string, prefix: string, load = loadCookiePlugin): Promise<RefreshCookie> {
-  if (!routes.hasReplyDecorator('setCookie')) {
-    let plugin: FastifyPluginCallback
-    try {
-      plugin = await load()
-    } catch {
-      throw invalidOption('refresh.cookie needs @fastify/cookie: npm install @fastify/cookie')
-    }
-    await routes.register(plugin)
-  }
+export function createRefreshCookie (name: string, prefix: string): RefreshCookie {
   const path = prefix === '' || name.startsWith('__Host-') ? '/' : prefix
-  const attributes = { httpOnly: true, secure: true, sameSite: 'strict', path } as const
+  const attributes = `Path=${path}; HttpOnly; Secure; SameSite=Strict`
   return {
     name,
-    path: attributes.path,
+    path,
     read: (request) => {
       if (isCrossSite(request)) return { kind: 'cross-site' }
       const values = cookieValues(request.headers.cookie, name)
       if (values.length > 1) return { kind: 'several' }
       return values.length === 1 ? { kind: 'one', token: values[0]! } : { kind: 'none' }
     },
-    set: (reply, token, maxAgeSeconds) => { (reply as unknown as CookieReply).setCookie(name, token, { ...attributes, maxAge: maxAgeSeconds }) },
-    clear: (reply) => { (reply as unknown as CookieReply).setCookie(name, '', { ...attributes, maxAge: 0 }) }
+    set: (reply, token, maxAgeSeconds) => { appendSetCookie(reply, `${name}=${token}; Max-Age=${maxAgeSeconds}; ${attributes}`) },
+    clear: (reply) => { appendSetCookie(reply, `${name}=; Max-Age=0; ${attributes}`) }
   }
 }

@@ -134,6 +134,12 @@ export class SessionService {
     return accountId === null ? null : { accountId, sessionId: fields.sessionId }
   }
 
+  /** The account a live session belongs to, or null. */
+  async ownerOf (request: FastifyRequest | undefined, sessionId: string): Promise<string | null> {
+    const state = await this.#storeCall(request?.log ?? this.#log, 'sessions.get', async () => await this.#store.get(sessionId))
+    return state?.accountId ?? null
+  }
+
   /** Ends every session of an account; resolves how many were live. */
   async endAll (request: FastifyRequest | undefined, accountId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
     const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.endAll', async () => await this.#store.endAll(accountId, reason))
