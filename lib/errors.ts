@@ -10,8 +10,11 @@ export interface FieldError {
   detail: string
 }
 
-/** The WWW-Authenticate challenge a 401 carries: a plain one, or one saying the token was invalid. */
-export type Challenge = 'bearer' | 'invalid_token'
+/**
+ * The WWW-Authenticate challenge a 401 carries: a plain one, one saying the token was invalid, or one
+ * asking for a more recent authentication (RFC 9470, with `max_age`).
+ */
+export type Challenge = 'bearer' | 'invalid_token' | 'insufficient_user_authentication'
 
 interface RequestErrorSpec {
   status: number
@@ -42,6 +45,13 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_REFRESH_TOKEN_INVALID: {
     status: 401, title: 'Invalid refresh token', detail: 'The refresh token is invalid, expired or no longer in use. Log in again.', challenge: 'invalid_token'
   },
+  FST_PWAUTH_REAUTHENTICATION_REQUIRED: {
+    status: 401,
+    title: 'Recent authentication required',
+    detail: 'This action needs a recent password check: POST /Reauthenticate with the password, then try again.',
+    challenge: 'insufficient_user_authentication'
+  },
+  FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session of yours has this id.' },
   FST_PWAUTH_BODY_TOO_LARGE: { status: 413, title: 'Request body too large', detail: 'The request body is larger than %s bytes.' },
   FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', detail: 'The request body must be sent as application/json in UTF-8.' },
   FST_PWAUTH_TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts', detail: 'Too many attempts. Try again later.', retryAfter: true },
@@ -90,9 +100,11 @@ export interface PasswordAuthError extends Error {
   reasons?: WeakPasswordReason[]
   /** Seconds, sent as `Retry-After` (429 and 503). */
   retryAfter?: number
+  /** Seconds, the `max_age` of an insufficient_user_authentication challenge. */
+  maxAge?: number
 }
 
-export function requestError (code: RequestErrorCode, extras?: Partial<Pick<PasswordAuthError, 'errors' | 'reasons' | 'retryAfter'>>, ...args: unknown[]): PasswordAuthError {
+export function requestError (code: RequestErrorCode, extras?: Partial<Pick<PasswordAuthError, 'errors' | 'reasons' | 'retryAfter' | 'maxAge'>>, ...args: unknown[]): PasswordAuthError {
   const error = new errors[code](...args) as PasswordAuthError
   if (extras !== undefined) Object.assign(error, extras)
   return error

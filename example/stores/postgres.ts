@@ -29,6 +29,7 @@
 //     generation integer NOT NULL DEFAULT 0,
 //     created_at timestamptz NOT NULL DEFAULT now(),
 //     last_used_at timestamptz NOT NULL DEFAULT now(),
+//     authenticated_at timestamptz NOT NULL DEFAULT now(),
 //     rotated_at timestamptz NOT NULL DEFAULT now(),
 //     idle_until timestamptz NOT NULL,
 //     ends_at timestamptz NOT NULL,
@@ -36,6 +37,7 @@
 //     ip text NOT NULL,
 //     user_agent text NOT NULL
 //   );
+//   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_account_id_idx" ON "auth_sessions" (account_id);
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_expiry_idx" ON "auth_sessions" (LEAST(idle_until, ends_at));
 // postgres-schema:end

@@ -8,7 +8,8 @@ export type ResponseHeaders = Record<string, JsonObject>
 
 const CHALLENGES: Record<Challenge, string> = {
   bearer: 'Bearer realm="<realm>"',
-  invalid_token: 'Bearer realm="<realm>", error="invalid_token"'
+  invalid_token: 'Bearer realm="<realm>", error="invalid_token"',
+  insufficient_user_authentication: 'Bearer realm="<realm>", error="insufficient_user_authentication", max_age=<seconds>'
 }
 
 function noStore (): ResponseHeaders {

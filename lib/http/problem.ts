@@ -46,11 +46,15 @@ export function createProblemSender (realm: string): SendProblem {
 
 /** The contract's headers of an error's answer: no-store, the WWW-Authenticate challenge, Retry-After. */
 export function createProblemHeaders (realm: string): (error: PasswordAuthError) => Record<string, string> {
-  const challenges = { bearer: `Bearer realm="${realm}"`, invalid_token: `Bearer realm="${realm}", error="invalid_token"` }
+  const challenges = {
+    bearer: `Bearer realm="${realm}"`,
+    invalid_token: `Bearer realm="${realm}", error="invalid_token"`,
+    insufficient_user_authentication: `Bearer realm="${realm}", error="insufficient_user_authentication"`
+  }
   return function headersOf (error) {
     const headers: Record<string, string> = { 'cache-control': 'no-store' }
     const challenge = challengeOf(error.code)
-    if (challenge !== undefined) headers['www-authenticate'] = challenges[challenge]
+    if (challenge !== undefined) headers['www-authenticate'] = challenges[challenge] + (error.maxAge === undefined ? '' : `, max_age=${error.maxAge}`)
     if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
     return headers
   }

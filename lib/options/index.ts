@@ -84,7 +84,7 @@ const RENAMED = { revocations: 'sessions' }
 
 const STORE_METHODS = {
   accounts: ['findByEmail', 'findById', 'updatePasswordHash'],
-  sessions: ['create', 'get', 'rotate', 'end', 'endAll', 'list'],
+  sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle']
 } as const
 

@@ -80,6 +80,8 @@ export interface NewSession {
 export interface SessionState {
   accountId: string
   credentialVersion: number
+  /** Epoch milliseconds (store clock) of the last password proof: the session's start, or its last reauthenticate(). */
+  authenticatedAt: number
 }
 
 /** A live session as the host API lists it. Times are epoch milliseconds of the store's clock. */
@@ -89,6 +91,8 @@ export interface SessionInfo {
   createdAt: number
   /** The last Login or refresh. */
   lastUsedAt: number
+  /** The last password proof: Login, or Reauthenticate. */
+  authenticatedAt: number
   /** When the session ends if its refresh token is not used: the earlier of the idle and absolute limits. */
   expiresAt: number
   ip: string
@@ -133,6 +137,11 @@ export interface SessionStore {
    * generation back unchanged; any other ends the session (`reused`).
    */
   rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult>
+  /**
+   * Records a fresh password proof on a live session (Reauthenticate): its authenticatedAt becomes the
+   * store's now, which it resolves; null if the session is not live. Never revives an ended session.
+   */
+  reauthenticate (sessionId: string): Promise<number | null>
   /** Ends a live session; resolves its account id, or null if it was not live (already ended, expired, unknown). */
   end (sessionId: string, reason: SessionEndReason): Promise<string | null>
   /** Ends every live session of an account; resolves the ids it ended. */

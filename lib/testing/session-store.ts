@@ -61,16 +61,41 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         near(times.expiresInMs, policy.idleMs, 300, 'expiresInMs')
         near(times.remainingMs, policy.maxMs, 300, 'remainingMs')
         assert.ok(Math.abs(times.createdAt - Date.now()) < 5000, 'createdAt is now (epoch ms)')
-        assert.deepEqual(await store.get(session.id), { accountId: 'account-1', credentialVersion: 3 })
+        assert.deepEqual(await store.get(session.id), { accountId: 'account-1', credentialVersion: 3, authenticatedAt: times.createdAt },
+          'live, authenticated when it started')
         assert.equal(await store.get(newSession().id), null)
         const [listed, ...others] = await store.list('account-1')
         assert.equal(others.length, 0)
-        assert.deepEqual({ ...listed, createdAt: 0, lastUsedAt: 0, expiresAt: 0 },
-          { id: session.id, accountId: 'account-1', createdAt: 0, lastUsedAt: 0, expiresAt: 0, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (contract)' })
+        assert.deepEqual({ ...listed, createdAt: 0, lastUsedAt: 0, authenticatedAt: 0, expiresAt: 0 },
+          { id: session.id, accountId: 'account-1', createdAt: 0, lastUsedAt: 0, authenticatedAt: 0, expiresAt: 0, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (contract)' })
         assert.equal(listed!.createdAt, times.createdAt)
+        assert.equal(listed!.authenticatedAt, times.createdAt)
         assert.equal(listed!.lastUsedAt, times.createdAt)
         near(listed!.expiresAt - times.createdAt, policy.idleMs + 1, 2, 'expiresAt')
         assert.deepEqual(await store.list('account-2'), [])
+      }
+    },
+    {
+      name: `reauthenticate moves authenticatedAt to now on a live session, also under ${RACERS} concurrent callers; never on an ended or unknown one`,
+      async run () {
+        const store = await fresh()
+        const session = newSession()
+        const { createdAt } = await store.create(session, policy)
+        await sleep(20)
+        const at = await store.reauthenticate(session.id)
+        assert.ok(at !== null && at > createdAt && Math.abs(at - Date.now()) < 5000, `a time after the start, now: ${String(at)}`)
+        assert.equal((await store.get(session.id))?.authenticatedAt, at)
+        assert.equal((await store.list('account-1'))[0]?.authenticatedAt, at)
+        const rotated = live(await store.rotate(session.id, 0, 'key-a', policy), 'rotated', 1)
+        assert.equal(rotated.authenticatedAt, at, 'a rotation keeps it')
+        assert.equal(rotated.createdAt, createdAt)
+        const racing = await Promise.all(Array.from({ length: RACERS }, async () => await store.reauthenticate(session.id)))
+        assert.ok(racing.every((value) => typeof value === 'number' && value >= at), JSON.stringify(racing))
+        assert.equal((await store.list('account-1')).length, 1, 'still one session')
+        assert.equal(await store.reauthenticate(newSession().id), null, 'unknown')
+        await store.end(session.id, 'logout')
+        assert.equal(await store.reauthenticate(session.id), null, 'ended')
+        assert.equal(await store.get(session.id), null, 'and not revived')
       }
     },
     {

@@ -27,6 +27,7 @@ t.test('authenticate reads the session and the account once each, both at once',
     create: sessions.create.bind(sessions),
     get: async (id) => await later('get', sessions.get(id)),
     rotate: sessions.rotate.bind(sessions),
+    reauthenticate: sessions.reauthenticate.bind(sessions),
     end: sessions.end.bind(sessions),
     endAll: sessions.endAll.bind(sessions),
     list: sessions.list.bind(sessions)

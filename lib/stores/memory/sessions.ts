@@ -8,6 +8,7 @@ interface Entry {
   /** The absolute end. */
   readonly endsAt: number
   lastUsedAt: number
+  authenticatedAt: number
   /** The idle limit: lastUsedAt + idleMs. */
   idleUntil: number
   generation: number
@@ -48,6 +49,7 @@ export class MemorySessionStore implements SessionStore {
       createdAt: now,
       endsAt: now + policy.maxMs,
       lastUsedAt: now,
+      authenticatedAt: now,
       idleUntil: now + policy.idleMs,
       generation: 0,
       keyId: session.keyId,
@@ -64,7 +66,15 @@ export class MemorySessionStore implements SessionStore {
   async get (sessionId: string): Promise<SessionState | null> {
     const entry = this.#entries.get(sessionId)
     if (entry === undefined || !isLive(entry, this.#now())) return null
-    return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion }
+    return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion, authenticatedAt: entry.authenticatedAt }
+  }
+
+  async reauthenticate (sessionId: string): Promise<number | null> {
+    const entry = this.#entries.get(sessionId)
+    const now = this.#now()
+    if (entry === undefined || !isLive(entry, now)) return null
+    entry.authenticatedAt = now
+    return now
   }
 
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
@@ -111,7 +121,7 @@ export class MemorySessionStore implements SessionStore {
       const entry = this.#entries.get(id)!
       if (!isLive(entry, now)) continue
       const { ip, userAgent } = entry.session
-      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, expiresAt: expiresAt(entry), ip, userAgent })
+      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent })
     }
     return sessions
   }
@@ -123,7 +133,7 @@ export class MemorySessionStore implements SessionStore {
 
   #current (entry: Entry, now: number) {
     const { accountId, credentialVersion } = entry.session
-    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, ...times(entry, now) }
+    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, ...times(entry, now) }
   }
 
   #sweep (now: number): void {

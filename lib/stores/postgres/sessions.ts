@@ -23,6 +23,7 @@ export function sessionsTableSql (table = 'auth_sessions'): string {
   generation integer NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   last_used_at timestamptz NOT NULL DEFAULT now(),
+  authenticated_at timestamptz NOT NULL DEFAULT now(),
   rotated_at timestamptz NOT NULL DEFAULT now(),
   idle_until timestamptz NOT NULL,
   ends_at timestamptz NOT NULL,
@@ -30,6 +31,7 @@ export function sessionsTableSql (table = 'auth_sessions'): string {
   ip text NOT NULL,
   user_agent text NOT NULL
 );
+ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_id_idx`)} ON ${name} (account_id);
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${name} (LEAST(idle_until, ends_at));`
 }
@@ -37,7 +39,8 @@ CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${na
 const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`
 const LIVE = 'ended_reason IS NULL AND idle_until > now() AND ends_at > now()'
 const TIMES = `${ms('created_at')} AS "createdAt", ${ms('LEAST(idle_until, ends_at) - now()')} AS "expiresInMs", ${ms('ends_at - now()')} AS "remainingMs"`
-const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${TIMES}`
+const AUTHENTICATED_AT = 'floor(extract(epoch from authenticated_at) * 1000)::float8 AS "authenticatedAt"'
+const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, ${TIMES}`
 const INTERVAL = "$1::float8 * interval '1 millisecond'"
 
 type Row = Record<string, unknown>
@@ -53,6 +56,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
     keyId: String(row.keyId),
     accountId: String(row.accountId),
     credentialVersion: Number(row.credentialVersion),
+    authenticatedAt: Number(row.authenticatedAt),
     ...times(row)
   }
 }
@@ -65,7 +69,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
 export class PostgresSessionStore implements SessionStore {
   readonly #pool: Queryable
   readonly #pruneIntervalMs: number
-  readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'end' | 'endAll' | 'list' | 'prune', Statement>
+  readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'list' | 'prune', Statement>
   #nextPrune = 0
 
   constructor ({ pool, table = 'auth_sessions', pruneIntervalMs = 60_000 }: PostgresSessionStoreOptions) {
@@ -75,17 +79,18 @@ export class PostgresSessionStore implements SessionStore {
     this.#sql = prepare({
       create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, idle_until, ends_at)
         VALUES ($3, $4, $5, $6, $7, $8, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
-      get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion" FROM ${name} WHERE id = $1 AND ${LIVE}`,
+      get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT} FROM ${name} WHERE id = $1 AND ${LIVE}`,
       rotate: `UPDATE ${name} SET generation = generation + 1, key_id = $3, rotated_at = now(), last_used_at = now(),
         idle_until = now() + $4::float8 * interval '1 millisecond'
         WHERE id = $1 AND generation = $2 AND ${LIVE} RETURNING ${CURRENT}`,
       state: `SELECT ${CURRENT}, ended_reason AS "endedReason", ends_at <= now() AS expired, idle_until <= now() AS idle,
         now() - rotated_at <= ${INTERVAL.replace('$1', '$2')} AS "inGrace" FROM ${name} WHERE id = $1`,
       reuse: `UPDATE ${name} SET ended_reason = 'refresh_token_reused' WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
+      reauthenticate: `UPDATE ${name} SET authenticated_at = now() WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
       end: `UPDATE ${name} SET ended_reason = $2 WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
       endAll: `UPDATE ${name} SET ended_reason = $2 WHERE account_id = $1 AND ${LIVE} RETURNING id`,
       list: `SELECT id, account_id AS "accountId", ${ms('created_at')} AS "createdAt", ${ms('last_used_at')} AS "lastUsedAt",
-        ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent"
+        ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent"
         FROM ${name} WHERE account_id = $1 AND ${LIVE} ORDER BY created_at, id`,
       prune: `DELETE FROM ${name} WHERE LEAST(idle_until, ends_at) <= now()`
     })
@@ -122,6 +127,11 @@ export class PostgresSessionStore implements SessionStore {
     return ended === undefined ? { outcome: 'ended' } : { outcome: 'reused', accountId: ended.accountId }
   }
 
+  async reauthenticate (sessionId: string): Promise<number | null> {
+    const { rows } = await this.#pool.query({ ...this.#sql.reauthenticate, values: [sessionId] })
+    return rows[0] === undefined ? null : Number(rows[0].authenticatedAt)
+  }
+
   async end (sessionId: string, reason: SessionEndReason): Promise<string | null> {
     const { rows } = await this.#pool.query({ ...this.#sql.end, values: [sessionId, reason] })
     return rows[0]?.accountId ?? null
@@ -139,6 +149,7 @@ export class PostgresSessionStore implements SessionStore {
       accountId: String(row.accountId),
       createdAt: Math.floor(Number(row.createdAt)),
       lastUsedAt: Math.floor(Number(row.lastUsedAt)),
+      authenticatedAt: Number(row.authenticatedAt),
       expiresAt: Math.floor(Number(row.expiresAt)),
       ip: String(row.ip),
       userAgent: String(row.userAgent)

@@ -16,13 +16,14 @@ export interface RedisSessionStoreOptions {
 // Ending deletes it and leaves {sid}:ended (the reason) for as long as the session would have lived, so
 // a late refresh learns why it fails. Both keys share the hash tag: one Cluster slot, one atomic script.
 // Fields: a account id, v credential version, k key id, g generation, r rotated at, c created at,
-// u last used, i idle limit, e absolute end (ms, server time), ip, ua.
+// u last used, at last password proof, i idle limit, e absolute end (ms, server time), ip, ua. Sessions
+// created before `at` existed read their creation time instead.
 
 const CREATE = `${LUA_NOW}
 local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
 local idle, ends = now + idleMs, now + maxMs
 redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
-  'g', 0, 'r', now, 'c', now, 'u', now, 'i', idle, 'e', ends)
+  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends)
 redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
 return {now, math.min(idle, ends) - now, ends - now}`
 
@@ -33,9 +34,14 @@ redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
 return account`
 
+const REAUTHENTICATE = `${LUA_NOW}
+if redis.call('PTTL', KEYS[1]) <= 0 then return false end
+redis.call('HSET', KEYS[1], 'at', now)
+return now`
+
 const ROTATE = `${LUA_NOW}
 local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e')
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at')
 if not s[1] then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
   return {'unknown'}
@@ -48,10 +54,10 @@ if generation == current then
   idle = now + idleMs
   redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
   redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
-  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now}
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6]}
 end
 if generation == current - 1 and now - rotatedAt <= graceMs then
-  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now}
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6]}
 end
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
@@ -60,6 +66,7 @@ return {'reused', s[1]}`
 const COMMANDS = {
   fastifyPasswordAuthSessionCreate: CREATE,
   fastifyPasswordAuthSessionEnd: END,
+  fastifyPasswordAuthSessionReauthenticate: REAUTHENTICATE,
   fastifyPasswordAuthSessionRotate: ROTATE
 }
 
@@ -68,10 +75,12 @@ type Reply = Array<string | number>
 interface ScriptedClient {
   fastifyPasswordAuthSessionCreate: (key: string, ...args: Array<string | number>) => Promise<number[]>
   fastifyPasswordAuthSessionEnd: (key: string, ended: string, reason: string) => Promise<string | null>
+  fastifyPasswordAuthSessionReauthenticate: (key: string) => Promise<number | null>
   fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
 }
 
-const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua'] as const
+const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at'] as const
+const ONE_KEY = new Set(['fastifyPasswordAuthSessionCreate', 'fastifyPasswordAuthSessionReauthenticate'])
 /**
  * An index entry whose session key is missing is removed only once it is this old: a Login writes the
  * entry first and the session a moment later, and must not be dropped in between (it would escape a
@@ -96,7 +105,7 @@ export class RedisSessionStore implements SessionStore {
   constructor ({ client, prefix = 'fastify-password-auth:sessions:' }: RedisSessionStoreOptions) {
     for (const [name, lua] of Object.entries(COMMANDS)) {
       if (typeof (client as unknown as Record<string, unknown>)[name] !== 'function') {
-        client.defineCommand(name, { numberOfKeys: name === 'fastifyPasswordAuthSessionCreate' ? 1 : 2, lua })
+        client.defineCommand(name, { numberOfKeys: ONE_KEY.has(name) ? 1 : 2, lua })
       }
     }
     this.#client = client
@@ -114,14 +123,20 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get (sessionId: string): Promise<SessionState | null> {
-    const [accountId, credentialVersion] = await this.#client.hmget(this.#sessionKey(sessionId), 'a', 'v')
-    return accountId === null || credentialVersion === null ? null : { accountId, credentialVersion: Number(credentialVersion) }
+    const [accountId, credentialVersion, authenticatedAt, createdAt] = await this.#client.hmget(this.#sessionKey(sessionId), 'a', 'v', 'at', 'c')
+    if (accountId === null || credentialVersion === null) return null
+    return { accountId, credentialVersion: Number(credentialVersion), authenticatedAt: Number(authenticatedAt ?? createdAt) }
+  }
+
+  async reauthenticate (sessionId: string): Promise<number | null> {
+    const at = await this.#scripts.fastifyPasswordAuthSessionReauthenticate(this.#sessionKey(sessionId))
+    return at === null ? null : Number(at)
   }
 
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
     const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
-    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs] = reply
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt] = reply
     switch (outcome) {
       case 'rotated':
       case 'grace':
@@ -131,6 +146,7 @@ export class RedisSessionStore implements SessionStore {
           keyId: String(currentKey),
           accountId: String(accountId),
           credentialVersion: Number(credentialVersion),
+          authenticatedAt: Number(authenticatedAt),
           ...times(createdAt, expiresInMs, remainingMs)
         }
       case 'reused': return { outcome, accountId: String(current) }
@@ -155,7 +171,7 @@ export class RedisSessionStore implements SessionStore {
     const records = await Promise.all(entries.map(async ({ id }) => await this.#client.hmget(this.#sessionKey(id), ...INFO_FIELDS)))
     const sessions: SessionInfo[] = []
     const gone: typeof entries = []
-    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent]] of records.entries()) {
+    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt]] of records.entries()) {
       if (account === null) {
         if (this.#settled(entries[i]!.indexedAt)) gone.push(entries[i]!)
         continue
@@ -165,6 +181,7 @@ export class RedisSessionStore implements SessionStore {
         accountId,
         createdAt: Number(createdAt),
         lastUsedAt: Number(lastUsedAt),
+        authenticatedAt: Number(authenticatedAt ?? createdAt),
         expiresAt: Math.min(Number(idle), Number(ends)),
         ip: ip ?? '',
         userAgent: userAgent ?? ''
