@@ -42,6 +42,9 @@ export type AuthEventDetails =
   | { type: 'session.refreshed', accountId: string, sessionId: string, grace: boolean }
   | { type: 'session.refresh_failed', reason: RefreshFailureReason, accountId?: string, sessionId?: string }
   | { type: 'session.reuse_detected', accountId: string, sessionId: string }
+  /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
+  | { type: 'session.reauthenticated', accountId: string, sessionId: string }
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
 
@@ -72,6 +75,8 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'session.refreshed': 'info',
   'session.refresh_failed': 'info',
   'session.reuse_detected': 'warn',
+  'session.reauthenticated': 'info',
+  'session.reauthentication_failed': 'info',
   'session.ended': 'info'
 }
 

@@ -21,8 +21,9 @@ const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(password
 // Ordered like the README's export table: values first, then the types a host names.
 export default fastifyPasswordAuth
 export { fastifyPasswordAuth }
-export { authenticate, authenticateStrategy, optionalAuthenticate, type Authenticate } from './guard/authenticate.js'
-export { authenticated, type AuthenticatedHandler, type AuthenticatedRequest, type AuthenticatedRoute } from './guard/authenticated.js'
+export { authenticate, authenticateStrategy, optionalAuthenticate, requireRecentAuthentication, type Authenticate } from './guard/authenticate.js'
+export type { PasswordAuthSession } from './guard/token-check.js'
+export { authenticated, type AuthenticatedOptions, type AuthenticatedHandler, type AuthenticatedRequest, type AuthenticatedRoute } from './guard/authenticated.js'
 export { authenticateResponses } from './http/openapi.js'
 export type { PasswordAuthDecorator }
 export { hashPassword, type HashingStats } from './password/hasher.js'

@@ -39,7 +39,9 @@ import type { RouteContext } from './routes/context.js'
 import { registerJwks } from './routes/jwks.js'
 import { registerLogin } from './routes/login.js'
 import { registerLogout } from './routes/logout.js'
+import { registerReauthenticate } from './routes/reauthenticate.js'
 import { registerRefresh } from './routes/refresh.js'
+import { registerSessionRoutes } from './routes/sessions.js'
 import { createSessionApi, type SessionApi } from './session/host-api.js'
 import { SessionService } from './session/service.js'
 import { createStoreCall } from './stores/store-call.js'
@@ -131,17 +133,21 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     }),
     storeCall,
     emit,
-    refresh: config.refresh.enabled
+    refresh: config.refresh.enabled,
+    reauthMaxAge: config.reauthMaxAge
   }
 
   fastify.decorateRequest(names.account, null)
+  fastify.decorateRequest(names.session, null)
   registerGuardState(fastify, {
-    check: createGuardCheck(checkAccessToken, answerError, names.account),
+    check: createGuardCheck(checkAccessToken, answerError, { accountKey: names.account, sessionKey: names.session }),
     verify: createGuardVerify(checkAccessToken, (error, request) => {
       const problem = asRequestError(error, request, BODY_LIMIT)
       return Object.assign(problem, { headers: problemHeaders(problem) })
-    }, names.account),
-    accountKey: names.account
+    }, { accountKey: names.account, sessionKey: names.session }),
+    accountKey: names.account,
+    sessionKey: names.session,
+    answerError
   })
   if (names.authenticate !== false) fastify.decorate(names.authenticate, authenticate)
   fastify.decorate('passwordAuth', {
@@ -174,6 +180,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       }
       registerLogin(app, context)
       registerChangePassword(app, context)
+      // A password check like Login's: the same per-IP limit and load shedding.
+      if (config.sessionRoutes) registerReauthenticate(app, context)
     })
 
     if (config.refresh.enabled) {
@@ -187,6 +195,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     await routes.register(async function sessionRoutes (app) {
       ignoreBody(app)
       registerLogout(app, context)
+      if (config.sessionRoutes) registerSessionRoutes(app, context)
     })
   }, { prefix: config.prefix })
 

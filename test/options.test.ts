@@ -45,7 +45,7 @@ const cases: Array<[string, (options: any) => unknown, string]> = [
   ['no account store', ({ accounts: _, ...rest }) => rest, 'the "accounts" store is required'],
   ['account store without findById', (o) => ({ ...o, accounts: { findByEmail: async () => null, updatePasswordHash: async () => false } }), 'the "accounts" store has no method findById()'],
   ['account store without updatePasswordHash', (o) => ({ ...o, accounts: { findByEmail: async () => null, findById: async () => null } }), 'the "accounts" store has no method updatePasswordHash()'],
-  ['session store without endAll', (o) => ({ ...o, sessions: { create: async () => {}, get: async () => null, rotate: async () => {}, end: async () => null, list: async () => [] } }), 'the "sessions" store has no method endAll()'],
+  ['session store without endAll', (o) => ({ ...o, sessions: { create: async () => {}, get: async () => null, rotate: async () => {}, reauthenticate: async () => null, end: async () => null, list: async () => [] } }), 'the "sessions" store has no method endAll()'],
   ['attempt store without settle', (o) => ({ ...o, attempts: { reserve: async () => ({ granted: true }) } }), 'the "attempts" store has no method settle()'],
   ['no jwt option', ({ jwt: _, ...rest }) => rest, 'the "jwt" option is required, e.g. { secret: <at least 32 random bytes> }'],
   ['no secret', (o) => ({ ...o, jwt: {} }), 'jwt.secret is required for HS256 (at least 32 random bytes)'],

@@ -3,7 +3,7 @@ import { setupError } from '../errors.js'
 import { requestError, type PasswordAuthError } from '../errors.js'
 import { sendUnavailable, type ErrorHandler } from '../http/problem.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
-import type { CheckAccessToken } from './token-check.js'
+import type { CheckAccessToken, CheckedToken, PasswordAuthSession } from './token-check.js'
 
 /** The guard for host routes: `{ onRequest: authenticate }`. Sets `request.account`. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>
@@ -15,6 +15,9 @@ export interface GuardState {
   /** The same check, throwing its error (with the answer's headers) instead of answering. */
   verify: (request: FastifyRequest) => Promise<void>
   accountKey: string
+  sessionKey: string
+  /** Answers an error as problem+json with this registration's realm. */
+  answerError: ErrorHandler
 }
 
 const GUARD_STATE = Symbol('fastify-password-auth')
@@ -118,27 +121,60 @@ export function accountOf (request: FastifyRequest): PasswordAuthAccount | null 
   return ((request as unknown as Record<string, PasswordAuthAccount | null | undefined>)[state.accountKey]) ?? null
 }
 
+/** The session the guard put on the request; null if none. */
+export function sessionOf (request: FastifyRequest): PasswordAuthSession | null {
+  const state = guardStateOf(request.server)
+  if (state === undefined) return null
+  return ((request as unknown as Record<string, PasswordAuthSession | null | undefined>)[state.sessionKey]) ?? null
+}
+
+/**
+ * A hook for after the guard: the session's last password proof must be at most `maxAgeSeconds` old, or
+ * the request gets 401 FST_PWAUTH_REAUTHENTICATION_REQUIRED with an RFC 9470 challenge
+ * (`error="insufficient_user_authentication", max_age=…`): the client asks for the password, calls
+ * Reauthenticate, and tries again. `authenticated({ maxAuthAge }, handler)` adds it for you.
+ */
+export function requireRecentAuthentication (maxAgeSeconds: number): Authenticate {
+  if (!Number.isSafeInteger(maxAgeSeconds) || maxAgeSeconds < 0) throw new TypeError('requireRecentAuthentication: maxAgeSeconds must be a whole number of seconds')
+  return async function recentAuthentication (request, reply) {
+    const state = guardStateOf(request.server)
+    const session = sessionOf(request)
+    if (state === undefined || session === null) return await failClosed(request, reply, setupError('FST_PWAUTH_GUARD_SKIPPED', routeName(request)))
+    if (Date.now() - session.authenticatedAt > maxAgeSeconds * 1000) {
+      return state.answerError(requestError('FST_PWAUTH_REAUTHENTICATION_REQUIRED', { maxAge: maxAgeSeconds }), request, reply)
+    }
+  }
+}
+
 /**
  * The token check of one registration, as the hook `authenticate` runs: sets `request[accountKey]`; a
  * failed check is answered as problem+json here, whatever the host's error handler does.
  */
-export function createGuardCheck (checkAccessToken: CheckAccessToken, answerError: ErrorHandler, accountKey: string): Authenticate {
+export function createGuardCheck (checkAccessToken: CheckAccessToken, answerError: ErrorHandler, keys: DecoratorKeys): Authenticate {
   return async function check (request, reply) {
     try {
-      (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
+      setAuthenticated(request, await checkAccessToken(request), keys)
     } catch (err) {
       return answerError(err, request, reply)
     }
   }
 }
 
+interface DecoratorKeys { accountKey: string, sessionKey: string }
+
+function setAuthenticated (request: FastifyRequest, { account, session }: CheckedToken, { accountKey, sessionKey }: DecoratorKeys): void {
+  const decorated = request as unknown as Record<string, unknown>
+  decorated[accountKey] = account
+  decorated[sessionKey] = session
+}
+
 /** The token check of one registration, throwing: for `authenticateStrategy`. */
 export function createGuardVerify (
-  checkAccessToken: CheckAccessToken, asError: (error: unknown, request: FastifyRequest) => PasswordAuthError & { headers: Record<string, string> }, accountKey: string
+  checkAccessToken: CheckAccessToken, asError: (error: unknown, request: FastifyRequest) => PasswordAuthError & { headers: Record<string, string> }, keys: DecoratorKeys
 ): GuardState['verify'] {
   return async function verify (request) {
     try {
-      (request as unknown as Record<string, unknown>)[accountKey] = (await checkAccessToken(request)).account
+      setAuthenticated(request, await checkAccessToken(request), keys)
     } catch (err) {
       throw asError(err, request)
     }

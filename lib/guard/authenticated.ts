@@ -4,8 +4,8 @@ import type {
 import type { Authenticate } from './authenticate.js'
 import type { AccountDecoratorName } from './decorators.js'
 import { setupError } from '../errors.js'
-import { accountOf, authenticate, failClosed, routeName } from './authenticate.js'
-import { authenticateResponses } from '../http/openapi.js'
+import { accountOf, authenticate, failClosed, requireRecentAuthentication, routeName } from './authenticate.js'
+import { authenticateResponses, recentAuthenticationResponses } from '../http/openapi.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 
 /** A request behind the guard: its account is there, not null. */
@@ -14,6 +14,9 @@ export type AuthenticatedRequest<RouteGeneric extends RouteGenericInterface = Ro
 
 export type AuthenticatedHandler<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> =
   (this: FastifyInstance, request: AuthenticatedRequest<RouteGeneric>, reply: FastifyReply<RouteGeneric>) => unknown
+
+/** Route options, and `maxAuthAge`: seconds since the last password proof beyond which the route answers 401 REAUTHENTICATION_REQUIRED. */
+export type AuthenticatedOptions = RouteShorthandOptions & { maxAuthAge?: number }
 
 /**
  * Route options with the guard first in `onRequest` and the handler that relies on it. The handler is
@@ -31,25 +34,30 @@ export interface AuthenticatedRoute {
  * `app.get('/me', authenticated(async (request) => request.account.email))`, or with options,
  * `authenticated({ schema }, handler)`. The guard runs first in `onRequest`; the guard's 401 and 503 are
  * added to `schema.response` (yours win). If the handler is reached without an account all the same,
- * it answers 503 and never runs.
+ * it answers 503 and never runs. `maxAuthAge` (seconds) also demands a recent password proof
+ * (`requireRecentAuthentication`): a sensitive action such as changing an e-mail address.
  */
 export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> (
   handler: AuthenticatedHandler<RouteGeneric>
 ): AuthenticatedRoute
-export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface, Options extends RouteShorthandOptions = RouteShorthandOptions> (
+export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface, Options extends AuthenticatedOptions = AuthenticatedOptions> (
   options: Options, handler: AuthenticatedHandler<RouteGeneric>
-): Omit<Options, 'onRequest' | 'schema' | 'handler'> & AuthenticatedRoute
+): Omit<Options, 'onRequest' | 'schema' | 'handler' | 'maxAuthAge'> & AuthenticatedRoute
 export function authenticated (
-  first: RouteShorthandOptions | AuthenticatedHandler, second?: AuthenticatedHandler
+  first: AuthenticatedOptions | AuthenticatedHandler, second?: AuthenticatedHandler
 ): AuthenticatedRoute {
   const [options, handler] = typeof first === 'function' ? [{}, first] : [first, second!]
-  const { onRequest, schema, ...rest } = options as RouteShorthandOptions & { handler?: unknown }
+  const { onRequest, schema, maxAuthAge, ...rest } = options as AuthenticatedOptions & { handler?: unknown }
   delete rest.handler
-  const hooks = onRequest === undefined ? [] : [onRequest].flat() as onRequestHookHandler[]
+  const hooks = [
+    ...maxAuthAge === undefined ? [] : [requireRecentAuthentication(maxAuthAge)],
+    ...onRequest === undefined ? [] : [onRequest].flat() as onRequestHookHandler[]
+  ]
+  const responses = { ...authenticateResponses(), ...maxAuthAge === undefined ? {} : recentAuthenticationResponses() }
   return {
     ...rest,
     onRequest: hooks.length === 0 ? authenticate : [authenticate, ...hooks],
-    schema: { ...schema, response: { ...authenticateResponses(), ...schema?.response as object } },
+    schema: { ...schema, response: { ...responses, ...schema?.response as object } },
     handler: async function authenticatedHandler (request, reply) {
       if (accountOf(request) === null) {
         return await failClosed(request, reply, setupError('FST_PWAUTH_GUARD_SKIPPED', routeName(request)))

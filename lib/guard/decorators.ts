@@ -1,5 +1,6 @@
 import type { Authenticate } from './authenticate.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
+import type { PasswordAuthSession } from './token-check.js'
 import type { FastifyInstance } from 'fastify'
 import { setupError } from '../errors.js'
 import { guardStateOf } from './authenticate.js'
@@ -22,6 +23,8 @@ type NameOf<Key extends string, Default extends string> =
 
 /** `request.<name>` of the account: 'account' unless renamed. */
 export type AccountDecoratorName = NameOf<'account', 'account'>
+/** `request.<name>` of the session: 'session' unless renamed (beside @fastify/session, for one). */
+export type SessionDecoratorName = NameOf<'session', 'session'>
 /** `fastify.<name>` of the guard: none unless the host asks for one (then merged in PasswordAuthDecoratorNames). */
 export type AuthenticateDecoratorName = NameOf<'authenticate', never>
 
@@ -32,6 +35,9 @@ export type AuthenticateDecoratorName = NameOf<'authenticate', never>
 export type PasswordAuthRequestDecorators = {
   /** The authenticated account (without its password hash) once the guard has passed; else null. */
   [Name in AccountDecoratorName]: PasswordAuthAccount | null
+} & {
+  /** The token's session and when its account last proved its password, once the guard has passed; else null. */
+  [Name in SessionDecoratorName]: PasswordAuthSession | null
 }
 
 /** The guard on the instance, under its name (none when `decorators.authenticate` is false). */
@@ -50,19 +56,22 @@ export interface DecoratorOptions {
   authenticate?: string | false
   /** `request.<name>`, the authenticated account (default 'account'). */
   account?: string
+  /** `request.<name>`, the token's session `{ id, authenticatedAt }` (default 'session'). */
+  session?: string
 }
 
 export type ResolvedDecorators = Required<DecoratorOptions>
 
-export const DECORATOR_OPTION_KEYS = ['authenticate', 'account'] as const
+export const DECORATOR_OPTION_KEYS = ['authenticate', 'account', 'session'] as const
 
 const NAME = /^[A-Za-z_$][\w$]*$/
 
-export function resolveDecorators ({ authenticate = false, account = 'account' }: DecoratorOptions): ResolvedDecorators {
+export function resolveDecorators ({ authenticate = false, account = 'account', session = 'session' }: DecoratorOptions): ResolvedDecorators {
   assert(authenticate === false || (typeof authenticate === 'string' && NAME.test(authenticate)),
     'decorators.authenticate must be false or a name of letters, digits, _ and $, not starting with a digit')
   assert(typeof account === 'string' && NAME.test(account), 'decorators.account must be a name of letters, digits, _ and $, not starting with a digit')
-  return { authenticate, account }
+  assert(typeof session === 'string' && NAME.test(session) && session !== account, 'decorators.session must be a name of letters, digits, _ and $, not starting with a digit, other than decorators.account')
+  return { authenticate, account, session }
 }
 
 /**
@@ -79,6 +88,10 @@ export function checkDecoratorNames (fastify: FastifyInstance, names: ResolvedDe
   if (fastify.hasRequestDecorator(names.account)) {
     throw setupError('FST_PWAUTH_NAME_TAKEN', `request.${names.account}`, 'by your app or another plugin',
       'Keep yours: pass decorators: { account: \'passwordAuthAccount\' } and read the account from there')
+  }
+  if (fastify.hasRequestDecorator(names.session)) {
+    throw setupError('FST_PWAUTH_NAME_TAKEN', `request.${names.session}`, 'by your app or another plugin, such as @fastify/session',
+      'Keep yours: pass decorators: { session: \'passwordAuthSession\' } and read the session from there')
   }
   if (fastify.hasDecorator('passwordAuth')) {
     throw setupError('FST_PWAUTH_NAME_TAKEN', 'fastify.passwordAuth', 'by your app or another plugin',

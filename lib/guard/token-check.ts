@@ -5,9 +5,17 @@ import { accountAccepts } from '../session/account-rule.js'
 import type { AccountStore, PasswordAuthAccount, SessionStore } from '../stores/types.js'
 import type { AccessTokenClaims, AccessTokens } from '../tokens/access-tokens.js'
 
+/** `request.session` behind the guard: the token's session, and when its account last proved its password. */
+export interface PasswordAuthSession {
+  id: string
+  /** Epoch milliseconds of the last password proof: Login, or Reauthenticate. */
+  authenticatedAt: number
+}
+
 export interface CheckedToken {
   account: PasswordAuthAccount
   claims: AccessTokenClaims
+  session: PasswordAuthSession
 }
 
 export type CheckAccessToken = (request: FastifyRequest) => Promise<CheckedToken>
@@ -47,6 +55,6 @@ export function createTokenCheck (tokens: AccessTokens, accounts: AccountStore, 
     if (session === null || session.accountId !== claims.sub || !accountAccepts(account, claims.cv)) {
       throw requestError('FST_PWAUTH_TOKEN_INVALID')
     }
-    return { account: publicAccount(account), claims }
+    return { account: publicAccount(account), claims, session: { id: claims.sid, authenticatedAt: session.authenticatedAt } }
   }
 }

@@ -107,3 +107,8 @@ export const AUTHENTICATE_ERRORS = ['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKE
 export function authenticateResponses (): Record<number, JsonObject> {
   return problemResponses(AUTHENTICATE_ERRORS)
 }
+
+/** What the guard with a recent-authentication demand answers (401 carries both codes). */
+export function recentAuthenticationResponses (): Record<number, JsonObject> {
+  return problemResponses([...AUTHENTICATE_ERRORS, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED'])
+}

@@ -19,6 +19,10 @@ export const LoginBody = Type.Object({
   password: password('The account\'s password.')
 })
 
+export const ReauthenticateBody = Type.Object({
+  password: password('The signed-in account\'s password.')
+})
+
 /** The input rules of ChangePassword: what its validator checks. */
 export const ChangePasswordBody = Type.Object({
   email: Email,

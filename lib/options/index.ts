@@ -4,7 +4,7 @@ import { resolveArgon2, type Argon2Options, type Argon2Params } from '../passwor
 import type { LegacyHashFormat } from '../password/legacy/index.js'
 import { resolveHashing, resolveLegacyHashes, resolvePasswordPolicy, type HashingOptions } from '../password/options.js'
 import type { PasswordPolicyOptions, ResolvedPasswordPolicy } from '../password/policy.js'
-import { resolveRefresh, type RefreshOptions, type ResolvedRefresh } from '../session/options.js'
+import { resolveReauthMaxAge, resolveRefresh, type RefreshOptions, type ResolvedRefresh } from '../session/options.js'
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import { MemorySessionStore } from '../stores/memory/sessions.js'
 import type { AccountStore, AttemptStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
@@ -49,6 +49,13 @@ export interface PasswordAuthOptions {
   onEvent?: AuthEventHandler
   /** Other names for the plugin's decorators, when the host already uses `authenticate` or `request.account`. */
   decorators?: DecoratorOptions
+  /**
+   * The routes that let users see and end their own sessions and prove their password again:
+   * POST /Reauthenticate, GET /Sessions, DELETE /Sessions/:id, POST /Sessions/EndOthers. Default false.
+   */
+  sessionRoutes?: boolean
+  /** Seconds a password proof counts as recent for ending sessions (default 300). */
+  reauthMaxAge?: number
 }
 
 export interface ResolvedOptions {
@@ -72,11 +79,13 @@ export interface ResolvedOptions {
   storeTimeout: number
   onEvent: AuthEventHandler | undefined
   decorators: ResolvedDecorators
+  sessionRoutes: boolean
+  reauthMaxAge: number
 }
 
 const OPTION_KEYS = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'passwordPolicy', 'throttle', 'rateLimit',
-  'hashing', 'storeTimeout', 'onEvent', 'decorators'
+  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
@@ -109,6 +118,8 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   checkHeaderText(realm, 'realm')
   assert(isInteger(storeTimeout, 1, 60_000), 'storeTimeout must be a whole number of milliseconds from 1 to 60000')
   assert(onEvent === undefined || typeof onEvent === 'function', 'onEvent must be a function')
+  const { sessionRoutes = false } = options
+  assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
   const { params, pepper } = resolveArgon2(options.argon2)
   const jwt = resolveJwt(options.jwt)
 
@@ -129,6 +140,8 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     legacyHashes: resolveLegacyHashes(options.legacyHashes),
     storeTimeout,
     onEvent,
-    decorators: resolveDecorators(group(options.decorators, DECORATOR_OPTION_KEYS, 'decorators'))
+    decorators: resolveDecorators(group(options.decorators, DECORATOR_OPTION_KEYS, 'decorators')),
+    sessionRoutes,
+    reauthMaxAge: resolveReauthMaxAge(options.reauthMaxAge)
   }
 }

@@ -20,6 +20,8 @@ export interface RouteContext {
   emit: EmitEvent
   /** Whether refresh tokens are on. */
   refresh: boolean
+  /** Seconds a password proof counts as recent for ending sessions. */
+  reauthMaxAge: number
   /** Cookie mode: where the refresh token travels instead of the body. */
   cookie: RefreshCookie | undefined
 }

@@ -40,3 +40,9 @@ export function resolveRefresh (refresh: RefreshOptions | false | undefined, acc
   }
   return { enabled: true, policy: { idleMs: idleTimeout * 1000, maxMs: maxLifetime * 1000, graceMs: grace * 1000 }, cookie: cookieName }
 }
+
+/** Seconds a password proof counts as recent for the plugin's own sensitive routes (default 300). */
+export function resolveReauthMaxAge (reauthMaxAge: unknown = 300): number {
+  assert(isInteger(reauthMaxAge, 1, 86_400), 'reauthMaxAge must be a whole number of seconds from 1 to 86400')
+  return reauthMaxAge
+}

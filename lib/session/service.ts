@@ -134,6 +134,11 @@ export class SessionService {
     return accountId === null ? null : { accountId, sessionId: fields.sessionId }
   }
 
+  /** Records a fresh password proof on the session; false if it is no longer live. */
+  async reauthenticate (request: FastifyRequest, sessionId: string): Promise<boolean> {
+    return await this.#storeCall(request.log, 'sessions.reauthenticate', async () => await this.#store.reauthenticate(sessionId)) !== null
+  }
+
   /** The account a live session belongs to, or null. */
   async ownerOf (request: FastifyRequest | undefined, sessionId: string): Promise<string | null> {
     const state = await this.#storeCall(request?.log ?? this.#log, 'sessions.get', async () => await this.#store.get(sessionId))

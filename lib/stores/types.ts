@@ -118,7 +118,7 @@ export type RotationResult =
   | { outcome: 'ended' | 'idle' | 'expired' | 'unknown' }
 
 export type SessionEndReason =
-  | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'account_inactive' | 'credentials_changed'
+  | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
 
 /**
  * Sessions and their refresh-token generations. Every method is atomic on its own: of concurrent

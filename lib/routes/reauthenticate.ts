@@ -1,0 +1,46 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { requestError } from '../errors.js'
+import { authenticate, sessionOf, accountOf } from '../guard/authenticate.js'
+import { authenticateResponses, BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
+import { ReauthenticateBody } from '../http/schemas.js'
+import type { RouteContext } from './context.js'
+
+/**
+ * POST /Reauthenticate: the signed-in user proves the password again before a sensitive action. A
+ * password check exactly like Login's (the same per-e-mail throttle, one argon2 verification, one 401),
+ * for the token's own account only; success renews the session's authentication time.
+ */
+export function registerReauthenticate (app: FastifyInstance, { checkPassword, sessionService, emit }: RouteContext): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
+    onRequest: authenticate,
+    schema: {
+      summary: 'Prove the password again, for actions that need a recent authentication',
+      description: 'Needs the access token. Throttled and answered like Login; success renews the session\'s authentication time.',
+      tags: ['Auth'],
+      security: [{ bearerAuth: [] }],
+      body: ReauthenticateBody,
+      response: {
+        204: noContentResponse('The session\'s authentication time is now.'),
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE']),
+        ...authenticateResponses()
+      }
+    }
+  }, async (request, reply) => {
+    const account = accountOf(request)!
+    const sessionId = sessionOf(request)!.id
+    const result = await checkPassword(request, account.email, request.body.password)
+    if (result.outcome === 'throttled') {
+      emit(request, { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId })
+      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
+    }
+    // The e-mail could name another account only if the store changed under us: that is a failure too.
+    if (result.outcome === 'failed' || result.account.id !== account.id) {
+      emit(request, { type: 'session.reauthentication_failed', reason: result.outcome === 'failed' ? result.reason : 'unknown_account', accountId: account.id, sessionId })
+      throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
+    }
+    if (!await sessionService.reauthenticate(request, sessionId)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
+    return await reply.code(204).send()
+  })
+}

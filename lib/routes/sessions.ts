@@ -1,0 +1,98 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import { requestError } from '../errors.js'
+import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
+import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import type { RouteContext } from './context.js'
+
+const Session = Type.Object({
+  id: Type.String(),
+  current: Type.Boolean({ description: 'True for the session of the token that asks.' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUsedAt: Type.String({ format: 'date-time', description: 'The last Login or refresh.' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'When it ends unless refreshed.' }),
+  ip: Type.String(),
+  userAgent: Type.String()
+})
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/**
+ * The user's own sessions: list them, end one, end all but this one. Session ids come only from the
+ * caller's token and the path, and a session of another account answers exactly like an unknown one.
+ * Ending needs a recent password proof (reauthMaxAge), so a stolen access token alone cannot lock the
+ * owner out of their other devices.
+ */
+export function registerSessionRoutes (app: FastifyInstance, { sessionService, reauthMaxAge }: RouteContext): void {
+  const recent = [authenticate, requireRecentAuthentication(reauthMaxAge)]
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  routes.get('/Sessions', {
+    onRequest: authenticate,
+    schema: {
+      summary: 'Your live sessions',
+      tags: ['Sessions'],
+      security: [{ bearerAuth: [] }],
+      response: { 200: jsonResponse('Your live sessions, oldest first.', Type.Array(Session)), ...authenticateResponses() }
+    }
+  }, async (request) => {
+    const current = sessionOf(request)!.id
+    const sessions = await sessionService.list(request, accountOf(request)!.id)
+    return sessions.map((session) => ({
+      id: session.id,
+      current: session.id === current,
+      createdAt: iso(session.createdAt),
+      lastUsedAt: iso(session.lastUsedAt),
+      expiresAt: iso(session.expiresAt),
+      ip: session.ip,
+      userAgent: session.userAgent
+    }))
+  })
+
+  routes.delete('/Sessions/:id', {
+    onRequest: recent,
+    schema: {
+      summary: 'End one of your sessions',
+      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate).`,
+      tags: ['Sessions'],
+      security: [{ bearerAuth: [] }],
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      response: {
+        204: noContentResponse('Ended: its tokens stop working at the next request.'),
+        ...problemResponses(['FST_PWAUTH_SESSION_NOT_FOUND']),
+        ...recentAuthenticationResponses()
+      }
+    }
+  }, async (request, reply) => {
+    const accountId = accountOf(request)!.id
+    const { id } = request.params
+    // Owner first: a session of another account must answer exactly like an unknown one.
+    if (await sessionService.ownerOf(request, id) !== accountId || await sessionService.end(request, id, 'ended_by_user') !== accountId) {
+      throw requestError('FST_PWAUTH_SESSION_NOT_FOUND')
+    }
+    return await reply.code(204).send()
+  })
+
+  routes.post('/Sessions/EndOthers', {
+    onRequest: recent,
+    schema: {
+      summary: 'End every session but this one',
+      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate). The body is ignored.`,
+      tags: ['Sessions'],
+      security: [{ bearerAuth: [] }],
+      response: {
+        200: jsonResponse('How many sessions ended.', Type.Object({ ended: Type.Integer() })),
+        ...recentAuthenticationResponses()
+      }
+    }
+  }, async (request) => {
+    const current = sessionOf(request)!.id
+    const sessions = await sessionService.list(request, accountOf(request)!.id)
+    let ended = 0
+    for (const { id } of sessions) {
+      if (id !== current && await sessionService.end(request, id, 'ended_by_user') !== null) ended++
+    }
+    return { ended }
+  })
+}
