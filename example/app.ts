@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -17,6 +18,8 @@ export interface AppOptions {
   server?: ServerTimeouts
   /** Answers GET /health: resolves when the stores are reachable, rejects when not. */
   healthCheck?: () => Promise<void>
+  /** Everything but /docs under this prefix (e.g. '/portal'), as a host that mounts the demo would. */
+  prefix?: string
 }
 
 const Health = {
@@ -26,8 +29,11 @@ const Health = {
   additionalProperties: false
 } as const
 
-/** The demo server: the plugin, GET /me, GET /health and the OpenAPI document with its page at /docs. */
-export async function buildApp ({ auth, logger = false, requestLogging = false, server = {}, healthCheck = async () => {} }: AppOptions): Promise<FastifyInstance> {
+/**
+ * The demo server: the plugin, GET /me, GET /health, the OpenAPI document with its page at /docs, and a
+ * browser app at / that uses a second registration in cookie mode under /app.
+ */
+export async function buildApp ({ auth, logger = false, requestLogging = false, server = {}, healthCheck = async () => {}, prefix = '' }: AppOptions): Promise<FastifyInstance> {
   // Requests Node cannot parse get problem+json too. Request logging off by default: two serialised log
   // lines per request cost more than an authenticated request itself (README "Try the demo server").
   const app = Fastify({
@@ -43,27 +49,58 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } }
     },
     // Logout reads the bearer token itself (no guard): the page's "Authorize" must send it there too.
-    transform: ({ schema, url }) => ({ schema: url.endsWith('/Logout') ? { ...schema, security: [{ bearerAuth: [] }] } : schema, url })
+    transform: ({ schema, url }) => ({
+      // The browser app's registration (/app/…) repeats the API's routes: the document shows them once.
+      schema: url.includes('/app/') ? { ...schema, hide: true } : url.endsWith('/Logout') ? { ...schema, security: [{ bearerAuth: [] }] } : schema,
+      url
+    })
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  await app.register(passwordAuth, auth)
+  await app.register(async function site (site) {
+    // The API, in the mode the server was started with (token mode unless AUTH_REFRESH_COOKIE=on).
+    await site.register(async function api (api) {
+      await api.register(passwordAuth, { sessionRoutes: true, ...auth })
+      api.get('/me', {
+        onRequest: authenticate,
+        schema: { summary: 'The signed-in account', tags: ['Example'], security: [{ bearerAuth: [] }], response: { 200: Account } }
+      }, async (request) => request.account)
+    })
+    // The browser app's own registration beside it, in cookie mode under /app: same stores and keys.
+    await site.register(async function browserApi (browser) {
+      const refresh = auth.refresh === false || auth.refresh === undefined ? {} : auth.refresh
+      await browser.register(passwordAuth, { sessionRoutes: true, ...auth, refresh: { ...refresh, cookie: true } })
+      browser.get('/me', { onRequest: authenticate, schema: { hide: true, response: { 200: Account } } }, async (request) => request.account)
+    }, { prefix: '/app' })
 
-  app.get('/me', {
-    onRequest: authenticate,
-    schema: { summary: 'The signed-in account', tags: ['Example'], security: [{ bearerAuth: [] }], response: { 200: Account } }
-  }, async (request) => request.account)
-
-  app.get('/health', {
-    schema: { summary: 'Liveness and store reachability', tags: ['Example'], response: { 200: Health, 503: Health } }
-  }, async (request, reply) => {
-    try {
-      await healthCheck()
-      return { status: 'ok' }
-    } catch (err) {
-      request.log.error({ err }, 'health check failed')
-      return await reply.code(503).send({ status: 'unavailable' })
-    }
-  })
+    site.get('/health', {
+      schema: { summary: 'Liveness and store reachability', tags: ['Example'], response: { 200: Health, 503: Health } }
+    }, async (request, reply) => {
+      try {
+        await healthCheck()
+        return { status: 'ok' }
+      } catch (err) {
+        request.log.error({ err }, 'health check failed')
+        return await reply.code(503).send({ status: 'unavailable' })
+      }
+    })
+    await serveBrowserApp(site, prefix)
+  }, { prefix })
 
   return app
+}
+
+const PUBLIC = new URL('../../example/public/', import.meta.url)
+const FILES = { '': ['index.html', 'text/html'], 'app.js': ['app.js', 'text/javascript'], 'app.css': ['app.css', 'text/css'] } as const
+// The app's own files only: no inline script or style, no other origin, no framing.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+/** The browser app: three static files, read once, under the site's prefix (`/portal` redirects to `/portal/`). */
+async function serveBrowserApp (site: FastifyInstance, prefix: string): Promise<void> {
+  for (const [path, [file, type]] of Object.entries(FILES)) {
+    const body = await readFile(new URL(file, PUBLIC))
+    // prefixTrailingSlash: the page is `${prefix}/` only, so its relative URLs resolve under the prefix.
+    site.get(`/${path}`, { schema: { hide: true }, prefixTrailingSlash: 'slash' }, async (_request, reply) =>
+      await reply.type(`${type}; charset=utf-8`).header('content-security-policy', CSP).header('x-content-type-options', 'nosniff').send(body))
+  }
+  if (prefix !== '') site.get('/', { schema: { hide: true }, prefixTrailingSlash: 'no-slash' }, async (_request, reply) => await reply.redirect(`${prefix}/`))
 }

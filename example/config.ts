@@ -22,6 +22,8 @@ export interface ServerConfig {
   sessionIdleTtl: number | undefined
   sessionMaxTtl: number | undefined
   refreshGrace: number | undefined
+  /** Seconds a password proof counts as recent for ending sessions (AUTH_REAUTH_MAX_AGE). */
+  reauthMaxAge: number | undefined
   refreshCookie: boolean
   /** Seconds a client has to send a whole request (example/timeouts.ts). */
   requestTimeout: number
@@ -67,6 +69,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     sessionIdleTtl: integer(env, 'AUTH_SESSION_IDLE_TTL', 60, 400 * 86_400),
     sessionMaxTtl: integer(env, 'AUTH_SESSION_MAX_TTL', 60, 400 * 86_400),
     refreshGrace: integer(env, 'AUTH_REFRESH_GRACE', 0, 300),
+    reauthMaxAge: integer(env, 'AUTH_REAUTH_MAX_AGE', 1, 86_400),
     refreshCookie: onOff(env, 'AUTH_REFRESH_COOKIE', 'off'),
     requestTimeout: integer(env, 'REQUEST_TIMEOUT', 1, 300) ?? 10
   }

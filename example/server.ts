@@ -46,7 +46,8 @@ async function main (): Promise<void> {
       refresh: config.refresh
         ? { idleTimeout: config.sessionIdleTtl, maxLifetime: config.sessionMaxTtl, grace: config.refreshGrace, cookie: config.refreshCookie }
         : false,
-      rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false
+      rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false,
+      reauthMaxAge: config.reauthMaxAge
     }
   })
   app.addHook('onClose', stores.close)

@@ -1,0 +1,111 @@
+import { existsSync } from 'node:fs'
+import puppeteer, { type Browser, type Page } from 'puppeteer-core'
+import t, { type Test } from 'tap'
+import { buildApp } from '../../example/app.js'
+import { hashPassword, MemoryAccountStore } from '../../lib/index.js'
+import { startServer } from '../helpers/server-process.js'
+
+// The demo's browser app (example/public) in headless Chromium: Debian's `chromium` package, driven by
+// puppeteer-core, which downloads nothing. .ci/run installs it; elsewhere the test says why it skips.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const missing = existsSync(CHROMIUM) ? false : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`
+if (missing !== false && process.env.CI !== undefined) throw new Error(`CI: ${missing}`)
+
+const SECRET = `browser-test-secret-${'z'.repeat(32)}`
+
+async function launch (t: Test): Promise<Browser> {
+  const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'], protocolTimeout: 30_000 })
+  t.teardown(async () => { await browser.close() })
+  return browser
+}
+
+/** Waits until the app shows `view` (login, account). */
+async function shows (page: Page, view: 'login' | 'account'): Promise<void> {
+  // A background tab gets no animation frames, which puppeteer's polling waits for.
+  await page.bringToFront()
+  try {
+    await page.waitForSelector(`#${view}:not([hidden])`, { timeout: 10_000 })
+  } catch (err) {
+    const message = await page.$eval('#message', (node) => node.textContent).catch(() => '?')
+    throw new Error(`the app did not show ${view} (message: "${message}") at ${page.url()}`, { cause: err })
+  }
+}
+
+async function signIn (page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.bringToFront()
+  await page.goto(url)
+  await shows(page, 'login')
+  await page.type('#login [name=email]', email)
+  await page.type('#login [name=password]', password)
+  await page.click('#login button[type=submit]')
+  await shows(page, 'account')
+}
+
+t.test('the demo browser app in cookie mode: sign in, reload, two tabs, sign out everywhere, an expired token, other sessions', { skip: missing }, async (t) => {
+  const server = await startServer(t, { JWT_SECRET: SECRET, AUTH_TOKEN_TTL: '2' })
+  const [, email, password] = /Demo account: (\S+) \/ (\S+)/.exec(server.output())!
+  const browser = await launch(t)
+  const page = await browser.newPage()
+  await signIn(page, `${server.url}/`, email!, password!)
+  t.equal(await page.$eval('#email', (node) => node.textContent), email, 'signed in, /me answered')
+  await page.screenshot({ path: '.scratch/browser-app.png' }).catch(() => {})
+
+  await page.reload()
+  await shows(page, 'account')
+  t.pass('a reload keeps the session: Refresh at page load finds the cookie')
+
+  const second = await browser.newPage()
+  await second.goto(`${server.url}/`)
+  await shows(second, 'account')
+  await Promise.all([page.reload(), second.reload()])
+  await Promise.all([shows(page, 'account'), shows(second, 'account')])
+  t.pass('two tabs refreshing at once both stay signed in (the grace answer)')
+
+  await page.bringToFront()
+  await page.click('#logout')
+  await shows(page, 'login')
+  await second.bringToFront()
+  await second.click('#reload-me')
+  await shows(second, 'login')
+  t.pass('signing out in one tab signs the other out')
+
+  await signIn(page, `${server.url}/`, email!, password!)
+  await new Promise((resolve) => setTimeout(resolve, 3000)) // the 2-second access token has expired
+  await page.bringToFront()
+  await page.click('#logout')
+  await shows(page, 'login')
+  await page.reload()
+  await shows(page, 'login')
+  t.pass('signing out with an expired access token ends the session: a reload stays signed out')
+
+  const other = await browser.createBrowserContext()
+  t.teardown(async () => { await other.close() })
+  const elsewhere = await other.newPage()
+  await signIn(elsewhere, `${server.url}/`, email!, password!)
+  await signIn(page, `${server.url}/`, email!, password!)
+  await page.bringToFront()
+  await page.waitForFunction('document.querySelectorAll("#sessions li").length === 2', { timeout: 10_000 })
+  await page.click('#sessions li button')
+  await page.waitForFunction('document.querySelectorAll("#sessions li").length === 1', { timeout: 10_000 })
+  await elsewhere.reload()
+  await shows(elsewhere, 'login')
+  t.pass('the session list ends another browser\'s session')
+})
+
+t.test('the whole app under a host prefix: the cookie path follows, so reloads and refreshes work', { skip: missing }, async (t) => {
+  const accounts = new MemoryAccountStore()
+  accounts.add({ email: 'ada@example.com', passwordHash: await hashPassword('correct horse battery staple', { memoryCost: 1024, timeCost: 1, parallelism: 1 }) })
+  const app = await buildApp({ auth: { accounts, jwt: { secret: SECRET }, rateLimit: false }, prefix: '/portal' })
+  t.teardown(async () => { await app.close() })
+  const address = await app.listen({ host: '127.0.0.1', port: 0 })
+  const browser = await launch(t)
+  const page = await browser.newPage()
+  await page.goto(`${address}/portal`)
+  t.equal(new URL(page.url()).pathname, '/portal/', 'redirected to the page with its trailing slash')
+  await signIn(page, `${address}/portal/`, 'ada@example.com', 'correct horse battery staple')
+  const cookies = await browser.cookies()
+  t.match(cookies.find((cookie) => cookie.name.endsWith('refresh')), { path: '/portal/app/Auth', httpOnly: true, secure: true, sameSite: 'Strict' })
+  await page.reload()
+  await shows(page, 'account')
+  t.pass('a reload under the prefix keeps the session')
+})
