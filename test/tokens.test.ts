@@ -49,6 +49,9 @@ t.test('forged and malformed tokens are invalid', async (t) => {
   const { cv: _cv, ...noCv } = claims
   const { sub: _sub, ...noSub } = claims
   const { sid: _sid, ...noSid } = claims
+  const { iss: _iss, ...noIss } = claims
+  const { aud: _aud, ...noAud } = claims
+  const { iss: _iss2, aud: _aud2, ...noIssNoAud } = claims
   const { kid: _kid, ...noKid } = HEADER
 
   const cases: Array<[string, string]> = [
@@ -61,6 +64,9 @@ t.test('forged and malformed tokens are invalid', async (t) => {
     ['another secret', forgeJwt(HEADER, claims, 'someone-elses-secret-of-32-bytes-or-more')],
     ['wrong issuer', forgeJwt(HEADER, { ...claims, iss: 'https://evil.example' }, SECRET)],
     ['wrong audience', forgeJwt(HEADER, { ...claims, aud: 'another-api' }, SECRET)],
+    ['no issuer (RFC 9068 §4 requires it)', forgeJwt(HEADER, noIss, SECRET)],
+    ['no audience', forgeJwt(HEADER, noAud, SECRET)],
+    ['neither issuer nor audience', forgeJwt(HEADER, noIssNoAud, SECRET)],
     ['typ JWT', forgeJwt({ ...HEADER, typ: 'JWT' }, claims, SECRET)],
     ['no typ', forgeJwt({ alg: 'HS256' }, claims, SECRET)],
     ['expired', forgeJwt(HEADER, { ...claims, iat: now - 1000, exp: now - 1 }, SECRET)],

@@ -112,7 +112,7 @@ export class AccessTokens {
         allowedIss: issuer,
         allowedAud: audience,
         checkTyp: TOKEN_TYPE,
-        requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp', 'cv']
+        requiredClaims: ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp', 'cv']
       }) as Verify
       this.#byHeader.set(base64url({ alg: key.algorithm, typ: TOKEN_TYPE, kid: key.kid }), verify)
       this.#byKid.set(key.kid, { algorithm: key.algorithm, verify })
