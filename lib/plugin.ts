@@ -47,6 +47,7 @@ import { SessionService } from './session/service.js'
 import { createStoreCall } from './stores/store-call.js'
 import { attemptLeaseMs, EmailThrottle } from './throttle/email-throttle.js'
 import { AccessTokens } from './tokens/access-tokens.js'
+import { purposeKey } from './tokens/keys.js'
 import { validatorCompiler } from './http/validation.js'
 
 /**
@@ -127,7 +128,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     checkPassword: createPasswordCheck({
       accounts,
       hasher,
-      throttle: new EmailThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall),
+      throttle: new EmailThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall, purposeKey(config.keys[0]!, 'attempt-key')),
       storeCall,
       dummyHash: await hasher.createDummyHash()
     }),

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHmac, randomUUID } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import type { FastifyRequest } from 'fastify'
 import type { ResolvedOptions } from '../options/index.js'
@@ -28,23 +28,27 @@ export function attemptLeaseMs ({ storeTimeout, argon2, hashing }: Pick<Resolved
 }
 
 /**
- * Per-e-mail throttling of password verifications (Login and ChangePassword share it). Keys are hashes
- * of the normalised address, so stores hold no addresses and unknown ones count like known ones.
+ * Per-e-mail throttling of password verifications (Login, ChangePassword and Reauthenticate share it).
+ * Keys are HMACs of the normalised address with a key derived from the signing key, so stores hold no
+ * addresses, a list of candidate addresses cannot reverse them, and unknown ones count like known ones.
  */
 export class EmailThrottle {
   readonly policy: Readonly<ThrottlePolicy>
   readonly #store: AttemptStore
   readonly #storeCall: StoreCall
 
-  constructor (store: AttemptStore, policy: ThrottlePolicy, storeCall: StoreCall) {
+  readonly #keyMac: Buffer
+
+  constructor (store: AttemptStore, policy: ThrottlePolicy, storeCall: StoreCall, keyMac: Buffer) {
     this.#store = store
+    this.#keyMac = keyMac
     this.#storeCall = storeCall
     this.policy = Object.freeze({ ...policy })
   }
 
   /** Reserves an attempt, or tells how many seconds the address is blocked for (503 if the store fails). */
   async begin (request: FastifyRequest, email: string): Promise<Attempt | { retryAfter: number }> {
-    const key = createHash('sha256').update(email).digest('base64url')
+    const key = createHmac('sha256', this.#keyMac).update(email).digest('base64url')
     const ticket = randomUUID()
     const settle = async (outcome: AttemptOutcome): Promise<void> => {
       await this.#storeCall(request.log, 'attempts.settle', async () => { await this.#store.settle(key, ticket, outcome, this.policy) })

@@ -64,6 +64,15 @@ function refreshKeyFrom (material: Buffer): Buffer {
   return Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), 'fastify-password-auth refresh-token v1', 32))
 }
 
+/**
+ * A key for `purpose` (e.g. 'attempt-key'), derived (HKDF) from the signing key's secret material:
+ * instances configured alike derive the same one, and it is worthless without the signing key.
+ */
+export function purposeKey (signing: ResolvedKey, purpose: string): Buffer {
+  if (signing.refreshKey === undefined) throw new Error('the signing key has no secret material')
+  return Buffer.from(hkdfSync('sha256', signing.refreshKey, Buffer.alloc(0), `fastify-password-auth ${purpose} v1`, 32))
+}
+
 /** RFC 7638 thumbprint: the same public key gets the same kid everywhere. */
 function thumbprint (jwk: JsonWebKey): string {
   const members = jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
