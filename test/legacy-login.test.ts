@@ -127,11 +127,14 @@ t.test('a hash in no known format, or a damaged one, fails like a wrong password
   const djangoHash = DJANGO.split('$')[3]
   const unsupported = [
     'sha1$abc$0123456789abcdef', '', 'plain text password', '!', '$1$saltsalt$qjXMvbEw8oaL.CzflDugX/',
-    BCRYPT_2B.slice(0, 40), `$2b$31$${body}`, `$2b$16$${body}`, `$2x$04$${body}`,
+    BCRYPT_2B.slice(0, 40), `$2b$31$${body}`, `$2b$16$${body}`, `$2b$15$${body}`, `$2x$04$${body}`,
+    // Damaged: stray bits in the last character of the salt, or of the hash (bcrypt refuses it in 1 ms).
+    damageBcrypt(BCRYPT_2B, 28), damageBcrypt(BCRYPT_2B, 59),
     SCRYPT.slice(0, 30), `$scrypt$ln=40,r=8,p=1$${scryptSalt}$${scryptHash}`, `$scrypt$ln=20,r=8,p=1$${scryptSalt}$${scryptHash}`,
     `$scrypt$ln=14,r=8,p=1000$${scryptSalt}$${scryptHash}`, `$scrypt$ln=10,r=8,p=1$${scryptSalt}$${scryptHash!.slice(2)}`,
     `$scrypt$ln=10,r=8,p=1$${scryptSalt}$%%%`,
-    DJANGO.slice(0, 25), `pbkdf2_sha256$1000000000000$Xk3vQp9LmR2s$${djangoHash}`, 'pbkdf2_sha256$1000$Xk3vQp9LmR2s$not*base64',
+    DJANGO.slice(0, 25), `pbkdf2_sha256$1000000000000$Xk3vQp9LmR2s$${djangoHash}`, `pbkdf2_sha256$2000001$Xk3vQp9LmR2s$${djangoHash}`,
+    '$argon2id$v=19$m=262145,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g', '$argon2id$v=19$m=1024,t=11,p=1$c2FsdHNhbHQ$aGFzaGhhc2g', 'pbkdf2_sha256$1000$Xk3vQp9LmR2s$not*base64',
     '$argon2id$v=19$m=4294967295,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g', '$argon2id$v=19$m=1024,t=1000000,p=1$c2FsdHNhbHQ$aGFzaGhhc2g',
     ARGON2I.slice(0, 40)
   ]
@@ -240,3 +243,9 @@ t.test('an upgrade racing a password change: the change wins, or fails and leave
     t.equal((await app.login('moved@example.com', PASSWORD)).statusCode, 200, 'the old password is still the password')
   })
 })
+
+/** `hash` with stray low bits set in its character at `index` (the last of the salt is 28, of the hash 59). */
+function damageBcrypt (hash: string, index: number): string {
+  const alphabet = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+  return hash.slice(0, index) + alphabet[alphabet.indexOf(hash[index]!) | 1] + hash.slice(index + 1)
+}

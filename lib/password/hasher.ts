@@ -65,11 +65,11 @@ export class PasswordHasher {
   #verifications = 0
   #hashes = 0
 
-  constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue, formats: Omit<HashVerifierOptions, 'pepper'>) {
+  constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue, formats: Omit<HashVerifierOptions, 'pepper' | 'params'>) {
     this.params = Object.freeze({ ...params })
     this.#options = { ...params, secret: pepper }
     this.#queue = queue
-    this.#verifyStoredHash = createHashVerifier({ ...formats, pepper })
+    this.#verifyStoredHash = createHashVerifier({ ...formats, pepper, params })
   }
 
   async hash (password: string): Promise<string> {

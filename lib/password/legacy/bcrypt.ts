@@ -7,16 +7,29 @@ export interface BcryptModule {
 
 export type LoadBcrypt = () => Promise<BcryptModule>
 
-/** Cost 15 takes about 1.5 s on a 2 vCPU VM (10, the usual, about 50 ms); beyond it a damaged hash could stall a hashing slot. */
-export const BCRYPT_MAX_COST = 15
+/**
+ * Cost 14 takes about 1 s on a 2 vCPU VM (10, the usual default of Laravel, Devise and Django's bcrypt
+ * hashers, about 50 ms; 12 about 200 ms). Real systems stay at or below 13; beyond 14 one row could stall a
+ * hashing slot for seconds, so such rows fail like an unknown format.
+ */
+export const BCRYPT_MAX_COST = 14
 
-const BCRYPT = /^\$2[aby]\$(\d\d)\$[./A-Za-z0-9]{53}$/
+const BCRYPT = /^\$2[aby]\$(\d\d)\$([./A-Za-z0-9]{22})([./A-Za-z0-9]{31})$/
+const ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
-/** The cost of a `$2a$`, `$2b$` or `$2y$` hash, or null if the string is not one or its cost is outside 4 to 15. */
+/**
+ * The cost of a `$2a$`, `$2b$` or `$2y$` hash, or null if the string is not one, its cost is outside 4 to
+ * 14, or it is damaged: the salt's 22 characters carry 128 bits and the hash's 31 carry 184, so the last
+ * character of each has unused low bits that bcrypt always writes as zero. A row with stray bits there
+ * would be refused by bcrypt in a millisecond; as an unknown format it costs an argon2 verification,
+ * like every other failure.
+ */
 export function bcryptCost (hash: string): number | null {
   const match = BCRYPT.exec(hash)
-  const cost = Number(match?.[1])
-  return cost >= 4 && cost <= BCRYPT_MAX_COST ? cost : null
+  if (match === null) return null
+  const cost = Number(match[1])
+  const canonical = ALPHABET.indexOf(match[2]!.at(-1)!) % 16 === 0 && ALPHABET.indexOf(match[3]!.at(-1)!) % 4 === 0
+  return canonical && cost >= 4 && cost <= BCRYPT_MAX_COST ? cost : null
 }
 
 export const loadBcrypt: LoadBcrypt = async () => await import('@node-rs/bcrypt')

@@ -18,9 +18,19 @@ export type HashCheck =
   | { verdict: 'verified' | 'wrong_password', format: string, argon2?: Argon2Hash }
   | { verdict: 'unsupported_hash', format?: string }
 
+/**
+ * The largest argon2 costs a stored row may ask for: 256 MiB and 10 passes (Bitwarden, Keycloak and
+ * OWASP's profiles stay well inside), or the plugin's own configured costs if higher. One row of 256 MiB
+ * and 8 passes already took a server from 93 to 350 MiB for one wrong guess; beyond these, a row fails
+ * like an unknown format.
+ */
+export const ARGON2_ROW_LIMITS = Object.freeze({ memoryCost: 262_144, timeCost: 10 })
+
 export interface HashVerifierOptions {
   /** argon2's secret; other formats never had one. */
   pepper: Uint8Array | undefined
+  /** The plugin's own argon2 costs: rows up to them (or ARGON2_ROW_LIMITS, if higher) are verified. */
+  params: { memoryCost: number, timeCost: number }
   /** The host's own formats, tried before the built-in legacy ones. */
   legacyHashes: readonly LegacyHashFormat[]
   log: { error: (details: object, message: string) => void }
@@ -36,7 +46,9 @@ export type VerifyStoredHash = (storedHash: string, password: string) => Promise
  * the password as sent and, only if that differs, with its NFC form (a user now typing on a device that
  * composes characters differently). A string in no known format is `unsupported_hash`.
  */
-export function createHashVerifier ({ pepper, legacyHashes, log, loadBcrypt }: HashVerifierOptions): VerifyStoredHash {
+export function createHashVerifier ({ pepper, params, legacyHashes, log, loadBcrypt }: HashVerifierOptions): VerifyStoredHash {
+  const maxMemory = Math.max(ARGON2_ROW_LIMITS.memoryCost, params.memoryCost)
+  const maxTime = Math.max(ARGON2_ROW_LIMITS.timeCost, params.timeCost)
   const bcrypt = createBcryptFormat((err) => {
     const { code, message } = (err ?? {}) as { code?: unknown, message?: unknown }
     log.error({ importError: { code, message: String(message).slice(0, 300) } },
@@ -49,6 +61,7 @@ export function createHashVerifier ({ pepper, legacyHashes, log, loadBcrypt }: H
     const nfc = password.normalize('NFC')
     const argon2 = parseArgon2Hash(storedHash)
     if (argon2 !== null) {
+      if (argon2.memoryCost > maxMemory || argon2.timeCost > maxTime) return { verdict: 'unsupported_hash', format: argon2.algorithm }
       const verified = await verifyArgon2(storedHash, nfc, { secret: pepper }).catch(() => false)
       return { verdict: verified ? 'verified' : 'wrong_password', format: argon2.algorithm, argon2 }
     }
