@@ -35,6 +35,12 @@ export type AuthEventDetails =
   | { type: 'password.changed', accountId: string, email: string }
   /** A login replaced a legacy or weaker hash with argon2id; `from` names the old format. */
   | { type: 'password.rehashed', accountId: string, email: string, from: string }
+  /**
+   * A login kept a legacy hash that needed an upgrade. `bcrypt_72_bytes`: bcrypt read only the first 72
+   * bytes of the password, so any password sharing them verifies; hashing the one that came would lock
+   * the owner's real one out. A password change replaces the hash.
+   */
+  | { type: 'password.rehash_skipped', accountId: string, email: string, reason: 'bcrypt_72_bytes' }
   | { type: 'password.change_failed', reason: ChangeFailureReason, accountId?: string, email: string }
   /** `tokenId` is the access token's; absent when a cookie-mode Logout went by the refresh cookie alone. */
   | { type: 'logout', accountId: string, sessionId: string, tokenId?: string }
@@ -69,6 +75,7 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'login.throttled': 'warn',
   'password.changed': 'info',
   'password.rehashed': 'info',
+  'password.rehash_skipped': 'info',
   'password.change_failed': 'info',
   logout: 'info',
   'session.started': 'info',

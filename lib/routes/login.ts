@@ -6,6 +6,7 @@ import { tokenBody } from './token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, LoginBody } from '../http/schemas.js'
 import type { StoredAccount } from '../stores/types.js'
+import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
@@ -51,7 +52,14 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       emit(request, { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
-    if (result.needsUpgrade) await upgradeHash(request, result.account, request.body.password, result.hashFormat)
+    if (result.needsUpgrade) {
+      const { password } = request.body
+      if (result.hashFormat === 'bcrypt' && Math.max(Buffer.byteLength(password), Buffer.byteLength(password.normalize('NFC'))) > BCRYPT_MAX_PASSWORD_BYTES) {
+        emit(request, { type: 'password.rehash_skipped', accountId: result.account.id, email, reason: 'bcrypt_72_bytes' })
+      } else {
+        await upgradeHash(request, result.account, password, result.hashFormat)
+      }
+    }
     const { sessionId, tokens } = await sessionService.start(request, result.account)
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
     return tokenBody(reply, tokens, cookie)

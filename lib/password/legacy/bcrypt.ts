@@ -32,6 +32,9 @@ export function bcryptCost (hash: string): number | null {
   return canonical && cost >= 4 && cost <= BCRYPT_MAX_COST ? cost : null
 }
 
+/** bcrypt reads at most this many bytes of a password (UTF-8). */
+export const BCRYPT_MAX_PASSWORD_BYTES = 72
+
 export const loadBcrypt: LoadBcrypt = async () => await import('@node-rs/bcrypt')
 
 /**
@@ -42,7 +45,8 @@ export const loadBcrypt: LoadBcrypt = async () => await import('@node-rs/bcrypt'
  * these hashes (OpenBSD, crypt_blowfish, node.bcrypt.js, bcryptjs, bcrypt-ruby) hashed them: rejecting
  * them would lock out every user with a long passphrase. Libraries that refuse long passwords instead
  * (Go's x/crypto, pyca/bcrypt 5) never made a hash a longer password could match unless it starts with the
- * whole 72-byte password. The argon2id hash that replaces it at login covers the whole password.
+ * whole 72-byte password. Such a login never upgrades the hash (event password.rehash_skipped): any
+ * password sharing the first 72 bytes verifies, and hashing the one that came could lock out the owner's.
  */
 export function createBcryptFormat (onMissing: (err: unknown) => void, load: LoadBcrypt = loadBcrypt): LegacyHashFormat {
   let loading: Promise<BcryptModule> | undefined
