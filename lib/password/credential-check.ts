@@ -35,14 +35,14 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, du
     try {
       const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
       if (account !== null && account.active) {
-        const check = await hasher.check(account.passwordHash, password)
+        const check = await hasher.check(account.passwordHash, password, attempt.startBy)
         // A hash in no known format costs one argon2 verification too, like every other failure.
-        if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password)
+        if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password, attempt.startBy)
         result = check.verdict === 'verified'
           ? { outcome: 'verified', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
           : { outcome: 'failed', reason: check.verdict, account }
       } else {
-        await hasher.verify(dummyHash, password)
+        await hasher.verify(dummyHash, password, attempt.startBy)
         result = { outcome: 'failed', reason: account === null ? 'unknown_account' : 'inactive_account', account }
       }
     } catch (err) {

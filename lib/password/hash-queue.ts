@@ -10,7 +10,7 @@ export class HashQueue {
   readonly concurrency: number
   readonly maxWaiting: number
   #running = 0
-  #waiting: Array<() => void> = []
+  #waiting: Waiter[] = []
   #shed = 0
 
   constructor (concurrency: number, maxWaiting: number) {
@@ -39,12 +39,27 @@ export class HashQueue {
     return true
   }
 
-  async run<T> (task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` in a slot. `startBy` (performance.now() time): a task still waiting then is shed with 503
+   * instead of running late. A password attempt counts in the throttle only for its lease, so a
+   * verification that started after the lease ended would be a guess the throttle no longer sees.
+   */
+  async run<T> (task: () => Promise<T>, startBy = Infinity): Promise<T> {
     if (this.#running < this.concurrency) {
       this.#running++
     } else if (this.#waiting.length < this.maxWaiting) {
       // The finishing task hands its slot over, so #running stays as it is.
-      await new Promise<void>(resolve => this.#waiting.push(resolve))
+      await new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = { resolve, timer: undefined }
+        if (startBy !== Infinity) {
+          waiter.timer = setTimeout(() => {
+            this.#waiting.splice(this.#waiting.indexOf(waiter), 1)
+            this.#shed++
+            reject(requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+          }, Math.max(0, startBy - performance.now()))
+        }
+        this.#waiting.push(waiter)
+      })
     } else {
       this.#shed++
       throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
@@ -53,10 +68,19 @@ export class HashQueue {
       return await task()
     } finally {
       const next = this.#waiting.shift()
-      if (next === undefined) this.#running--
-      else next()
+      if (next === undefined) {
+        this.#running--
+      } else {
+        clearTimeout(next.timer)
+        next.resolve()
+      }
     }
   }
+}
+
+interface Waiter {
+  resolve: () => void
+  timer: NodeJS.Timeout | undefined
 }
 
 /**

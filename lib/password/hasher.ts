@@ -79,17 +79,20 @@ export class PasswordHasher {
     })
   }
 
-  /** Whether the password matches, is wrong, or the stored hash is in no format this process can verify. */
-  async check (storedHash: string, password: string): Promise<HashCheck> {
+  /**
+   * Whether the password matches, is wrong, or the stored hash is in no format this process can verify.
+   * `startBy`: see HashQueue.run.
+   */
+  async check (storedHash: string, password: string, startBy?: number): Promise<HashCheck> {
     return await this.#queue.run(async () => {
       const check = await this.#verifyStoredHash(storedHash, password)
       if (check.verdict !== 'unsupported_hash') this.#verifications++
       return check
-    })
+    }, startBy)
   }
 
-  async verify (storedHash: string, password: string): Promise<boolean> {
-    return (await this.check(storedHash, password)).verdict === 'verified'
+  async verify (storedHash: string, password: string, startBy?: number): Promise<boolean> {
+    return (await this.check(storedHash, password, startBy)).verdict === 'verified'
   }
 
   stats (): HashingStats {

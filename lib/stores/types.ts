@@ -159,7 +159,7 @@ export interface ThrottlePolicy {
   maxBlockMs: number
   /**
    * How long an unsettled reservation counts: a process that died between reserve and settle, or a
-   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in throttle.ts).
+   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in throttle/email-throttle.ts); a verification that cannot start within half of it is shed with 503, so a verified attempt was always still counted.
    */
   leaseMs: number
   /** Failures are forgotten this long after the last one (or after the block ends, if later). */

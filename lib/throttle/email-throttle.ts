@@ -8,6 +8,11 @@ import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/typ
 /** A reserved password attempt; settle it exactly once. */
 export interface Attempt {
   settle (outcome: AttemptOutcome): Promise<void>
+  /**
+   * performance.now() time by which the verification must start: half the lease after the reservation,
+   * leaving the other half for the verification itself (every accepted format takes well under a second).
+   */
+  startBy: number
 }
 
 /** argon2 time per KiB and pass, on the generous side: measured 0.25–0.5 µs on one current x86 core. */
@@ -54,6 +59,7 @@ export class EmailThrottle {
       await this.#storeCall(request.log, 'attempts.settle', async () => { await this.#store.settle(key, ticket, outcome, this.policy) })
     }
     let reservation
+    const reservedAt = performance.now()
     try {
       reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#store.reserve(key, ticket, this.policy))
     } catch (err) {
@@ -63,6 +69,6 @@ export class EmailThrottle {
       throw err
     }
     if (!reservation.granted) return { retryAfter: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
-    return { settle }
+    return { settle, startBy: reservedAt + this.policy.leaseMs / 2 }
   }
 }
