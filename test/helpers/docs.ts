@@ -16,10 +16,19 @@ export function between (text: string, begin: string, end: string): string {
   return text.slice(start + begin.length + 1, stop)
 }
 
-/** The code inside the README block `<!-- name:begin -->` … `<!-- name:end -->`, without its fence. */
-export function readmeBlock (name: string): string {
-  const block = between(repoFile('README.md'), `<!-- ${name}:begin -->`, `<!-- ${name}:end -->`)
+/** The code inside the block `<!-- name:begin -->` … `<!-- name:end -->` of a markdown file, without its fence. */
+export function docBlock (file: string, name: string): string {
+  const block = between(repoFile(file), `<!-- ${name}:begin -->`, `<!-- ${name}:end -->`)
   const match = /^```\w*\n([\s\S]*?)\n?```$/.exec(block)
-  if (match === null) throw new Error(`README block ${name} is not one fenced code block`)
+  if (match === null) throw new Error(`${file} block ${name} is not one fenced code block`)
   return match[1]!
 }
+
+/** A block of README.md. */
+export function readmeBlock (name: string): string {
+  return docBlock('README.md', name)
+}
+
+/** The guides under example/docs/, where the production and moving-in material lives. */
+export const PRODUCTION_GUIDE = 'example/docs/production.md'
+export const MOVING_IN_GUIDE = 'example/docs/moving-in.md'

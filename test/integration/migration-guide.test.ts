@@ -6,7 +6,7 @@ import { hashPassword } from '../../lib/index.js'
 import { accountsTriggerSql, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
 import { accountStoreContract } from '../../lib/testing/index.js'
 import { buildTestApp, PASSWORD } from '../helpers/app.js'
-import { readmeBlock } from '../helpers/docs.js'
+import { docBlock, MOVING_IN_GUIDE } from '../helpers/docs.js'
 import { namespacePool, postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const skip = postgresUnavailable
@@ -69,7 +69,7 @@ t.test('Django: the README\'s migration prepares auth_user, blank e-mails and pr
     [pbkdf2, 'eve', 'eve@example.com'], [pbkdf2, 'blank1', ''], [pbkdf2, 'blank2', '']]) {
     await pool.query(DJANGO_INSERT, [password, username, email, true])
   }
-  await pool.query(readmeBlock('django-sql'))
+  await pool.query(docBlock(MOVING_IN_GUIDE, 'django-sql'))
   await pool.query(accountsTriggerSql(DJANGO))
   const { rows } = await pool.query('SELECT username, password FROM auth_user ORDER BY id')
   t.match(rows.slice(0, 3), [
@@ -95,7 +95,7 @@ t.test('Django: the README\'s migration prepares auth_user, blank e-mails and pr
 t.test('Django: auth_user keeps the account-store contract', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, 'migration', `${DJANGO_AUTH_USER};\n${readmeBlock('django-sql')}\n${accountsTriggerSql(DJANGO)}`)
+      const pool = await namespacePool(t, 'migration', `${DJANGO_AUTH_USER};\n${docBlock(MOVING_IN_GUIDE, 'django-sql')}\n${accountsTriggerSql(DJANGO)}`)
       const store = new PostgresAccountStore({ pool, ...DJANGO, fields: { displayName: 'username' } })
       let users = 0
       return {
@@ -123,7 +123,7 @@ t.test('Better Auth: the README\'s migration turns its scrypt hashes into PHC st
   await pool.query('INSERT INTO "user" (id, name, email, "emailVerified") VALUES ($1, \'gh\', \'gh@example.com\', true)', [github])
   await pool.query('INSERT INTO "account" (id, "accountId", "providerId", "userId", "updatedAt") VALUES ($1, \'123\', \'github\', $2, now())', [randomUUID(), github])
 
-  await pool.query(readmeBlock('better-auth-sql'))
+  await pool.query(docBlock(MOVING_IN_GUIDE, 'better-auth-sql'))
   const { rows } = await pool.query('SELECT password FROM "account" WHERE "providerId" = \'credential\' ORDER BY "userId" = $1 DESC', [ids[0]])
   t.equal(rows.length, 2)
   t.match(rows[0].password, /^\$scrypt\$ln=14,r=16,p=1\$[A-Za-z0-9+/]{43}\$[A-Za-z0-9+/]{86}$/)
@@ -132,7 +132,7 @@ t.test('Better Auth: the README\'s migration turns its scrypt hashes into PHC st
   t.ok(verifyScryptPhc(rows[1].password, passwords[1]!.normalize('NFKC')), 'Better Auth hashed the NFKC form')
   t.notOk(verifyScryptPhc(rows[1].password, passwords[1]!.normalize('NFC')), 'which the NFC form does not match: the README says so')
 
-  await pool.query(readmeBlock('better-auth-sql').split('\n').filter((line) => !line.startsWith('ALTER') && !line.startsWith('CREATE')).join('\n'))
+  await pool.query(docBlock(MOVING_IN_GUIDE, 'better-auth-sql').split('\n').filter((line) => !line.startsWith('ALTER') && !line.startsWith('CREATE')).join('\n'))
   const again = await pool.query('SELECT password FROM "account" WHERE "providerId" = \'credential\' ORDER BY "userId" = $1 DESC', [ids[0]])
   t.same(again.rows, rows, 'running the conversion twice changes nothing')
   t.same((await pool.query('SELECT password FROM "account" WHERE "providerId" = \'github\'')).rows, [{ password: null }])
@@ -141,7 +141,7 @@ t.test('Better Auth: the README\'s migration turns its scrypt hashes into PHC st
 t.test('Better Auth: the example store keeps the account-store contract on Better Auth\'s tables', { skip }, async (t) => {
   const checks = accountStoreContract({
     create: async () => {
-      const pool = await namespacePool(t, 'migration', `${BETTER_AUTH_TABLES};\n${readmeBlock('better-auth-sql')}`)
+      const pool = await namespacePool(t, 'migration', `${BETTER_AUTH_TABLES};\n${docBlock(MOVING_IN_GUIDE, 'better-auth-sql')}`)
       return {
         store: new BetterAuthAccountStore(pool),
         add: async ({ email, passwordHash, active = true }) => {
@@ -159,7 +159,7 @@ t.test('Better Auth: the example store keeps the account-store contract on Bette
 
 t.test('Better Auth: the plugin logs in through the example store', { skip }, async (t) => {
   const { pool } = await postgresSchema(t, 'better_auth_e2e', { max: 4 })
-  await pool.query(`${BETTER_AUTH_TABLES};\n${readmeBlock('better-auth-sql')}`)
+  await pool.query(`${BETTER_AUTH_TABLES};\n${docBlock(MOVING_IN_GUIDE, 'better-auth-sql')}`)
   const id = await betterAuthUser(pool, 'ada@example.com', await hashPassword(PASSWORD, { memoryCost: 1024, timeCost: 1 }))
   const { token, me, changePassword } = await buildTestApp(t, { auth: { accounts: new BetterAuthAccountStore(pool) } })
   const first = await token('ada@example.com', PASSWORD)

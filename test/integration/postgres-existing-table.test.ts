@@ -5,7 +5,7 @@ import { PostgresAccountStore, type PostgresAccountStoreOptions } from '../../li
 import { accountStoreContract } from '../../lib/testing/index.js'
 import { ADA_FIELDS } from '../helpers/account-fields.js'
 import { buildTestApp, CHEAP_ARGON2, changeBody, PASSWORD, SECRET } from '../helpers/app.js'
-import { readmeBlock } from '../helpers/docs.js'
+import { docBlock, MOVING_IN_GUIDE } from '../helpers/docs.js'
 import { forgeJwt, validClaims } from '../helpers/jwt.js'
 import { namespacePool, postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
@@ -22,9 +22,9 @@ const USERS: Omit<PostgresAccountStoreOptions, 'pool'> = {
 }
 
 /** The README's table, created as the application had it, then prepared with the README's migration. */
-const USERS_SQL = `${readmeBlock('moving-in-table')}\n${readmeBlock('moving-in-sql')}`
+const USERS_SQL = `${docBlock(MOVING_IN_GUIDE, 'moving-in-table')}\n${docBlock(MOVING_IN_GUIDE, 'moving-in-sql')}`
 /** The README's statement that deactivates an account (deleted_at) and ends its sessions. */
-const DEACTIVATE = readmeBlock('moving-in-deactivate').split('\n')[0]!
+const DEACTIVATE = docBlock(MOVING_IN_GUIDE, 'moving-in-deactivate').split('\n')[0]!
 
 t.test('the account-store contract on the README\'s users table (bigint ids, an active condition, your own fields)', { skip }, async (t) => {
   const checks = accountStoreContract({
@@ -91,13 +91,13 @@ t.test('the contract on a text-id table', { skip }, async (t) => {
 
 t.test('the plugin end to end on the README\'s users table', { skip }, async (t) => {
   const { pool } = await postgresSchema(t, 'existing_e2e')
-  await pool.query(readmeBlock('moving-in-table'))
+  await pool.query(docBlock(MOVING_IN_GUIDE, 'moving-in-table'))
   // Rows the application had before the plugin moved in.
   await pool.query('INSERT INTO users (email_address, pw, display_name, plan) VALUES ($1, $2, $3, $4), ($5, $6, $7, DEFAULT)', [
     'Ada@Example.com', await hashPassword(PASSWORD, CHEAP_ARGON2), 'Ada Lovelace', 'pro',
     'bob@example.com', await hashPassword('bob has a long passphrase', CHEAP_ARGON2), 'Bob'
   ])
-  await pool.query(readmeBlock('moving-in-sql'))
+  await pool.query(docBlock(MOVING_IN_GUIDE, 'moving-in-sql'))
   const accounts = new PostgresAccountStore({ pool, ...USERS })
   const { token, me, login, changePassword } = await buildTestApp(t, { auth: { accounts } })
   const ada = 'ada@example.com'
