@@ -1,7 +1,7 @@
-// Compiled by test/types.test.ts against the built package, as a consumer sees it.
+// Compiled by test/integration/types.test.ts against the built package, as a consumer sees it.
 import Fastify from 'fastify'
 import passwordAuth, {
-  authenticate, authenticated, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemorySessionStore,
+  authenticate, authenticated, optionalAuthenticate, requireRecentAuthentication, type PasswordAuthSession, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemorySessionStore,
   type AccountStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthOptions, type StoredAccount
 } from 'fastify-password-auth'
 import { accountsTriggerSql, PostgresAccountStore, type Queryable } from 'fastify-password-auth/postgres'
@@ -109,6 +109,17 @@ app.get('/me', { onRequest: authenticate }, async (request) => {
 })
 
 app.get('/pre', { preHandler: [authenticate] }, async () => app.passwordAuth.stats().verifications)
+app.get('/session', { onRequest: [authenticate, requireRecentAuthentication(300)] }, async (request) => {
+  const since: number | undefined = request.session?.authenticatedAt
+  const session: PasswordAuthSession | null = request.session
+  return { since, id: session?.id }
+})
+app.get('/feed', { onRequest: optionalAuthenticate }, async (request) => request.account?.email ?? 'anonymous')
+app.post('/email', authenticated({ maxAuthAge: 60, schema: {} }, async (request) => request.account.id))
+app.post('/invite', async (request, reply) => {
+  const tokens = await app.passwordAuth.sessions.start('account-id', { request, reply })
+  return tokens?.accessToken ?? null
+})
 
 // No fastify.authenticate unless the host asks for it (decorators.authenticate, merged in
 // PasswordAuthDecoratorNames): the form that failed open without `await` does not compile.
