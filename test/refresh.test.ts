@@ -269,3 +269,19 @@ t.test('the account e-mail never appears in a refresh token', async (t) => {
   t.notOk(refreshToken.toLowerCase().includes(EMAIL))
   t.match(refreshToken, /^[\w-]{22}\.[0-9a-z]+\.[0-9a-z]+\.[\w-]{43}$/)
 })
+
+t.test('lifetimes of a few seconds work: a 1-second idle limit and a 3-second absolute one', async (t) => {
+  const { login, refresh, clock } = await buildTestApp(t, { auth: { refresh: { idleTimeout: 1, maxLifetime: 3 } } })
+  const idle = (await login()).json()
+  clock.advance(1100)
+  t.equal((await refresh(idle.refreshToken)).statusCode, 401, 'unused for over a second: ended')
+  let token = (await login()).json().refreshToken
+  for (let i = 0; i < 4; i++) {
+    clock.advance(700)
+    const next = await refresh(token)
+    t.equal(next.statusCode, 200, `refreshed at ${(i + 1) * 700} ms`)
+    token = next.json().refreshToken
+  }
+  clock.advance(700)
+  t.equal((await refresh(token)).statusCode, 401, 'past the absolute lifetime, however often refreshed')
+})

@@ -28,8 +28,9 @@ export function resolveRefresh (refresh: RefreshOptions | false | undefined, acc
     return { enabled: false, policy: { idleMs: lifetime, maxMs: lifetime, graceMs: 0 }, cookie: undefined }
   }
   const { idleTimeout = 604_800, maxLifetime = 2_592_000, grace = 10, cookie = false } = group(refresh, ['idleTimeout', 'maxLifetime', 'grace', 'cookie'], 'refresh')
-  assert(isInteger(maxLifetime, 60, 400 * 86_400), 'refresh.maxLifetime must be a whole number of seconds from 60 to 34560000 (400 days)')
-  assert(isInteger(idleTimeout, 60, maxLifetime), 'refresh.idleTimeout must be a whole number of seconds from 60 to refresh.maxLifetime')
+  // Any whole number of seconds (tests of expiry want a few); only an idle limit past the absolute one cannot work.
+  assert(isInteger(maxLifetime, 1, 400 * 86_400), 'refresh.maxLifetime must be a whole number of seconds from 1 to 34560000 (400 days)')
+  assert(isInteger(idleTimeout, 1, maxLifetime), `refresh.idleTimeout must be a whole number of seconds from 1 to refresh.maxLifetime (${maxLifetime})`)
   assert(isInteger(grace, 0, 300), 'refresh.grace must be a whole number of seconds from 0 to 300')
   assert(typeof cookie === 'boolean' || isObject(cookie), 'refresh.cookie must be true, false or { name }')
   let cookieName: string | undefined
