@@ -119,3 +119,21 @@ t.test('a login after renaming still works end to end', async (t) => {
   const { login } = await buildTestApp(t, { auth: { decorators: { authenticate: 'pwAuth', account: 'member' } } })
   t.equal((await login(EMAIL, PASSWORD)).statusCode, 200)
 })
+
+t.test('a host with its own request.session (@fastify/session, say) gets a coded error naming decorators.session; renamed, both live', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  app.decorateRequest('session', null)
+  await t.rejects(async () => { await app.register(passwordAuth, options()).ready() }, {
+    code: 'FST_PWAUTH_NAME_TAKEN',
+    message: /request\.session is already decorated \(by your app or another plugin, such as @fastify\/session\)\. Keep yours: pass decorators: \{ session: 'passwordAuthSession' \}/
+  })
+  const { app: renamed, token } = await buildTestApp(t, {
+    before: (app) => { app.decorateRequest('session', null) },
+    auth: { decorators: { session: 'authSession' } },
+    routes: (app) => { app.get('/both', { onRequest: authenticate }, async (request) => ({ host: (request as unknown as { session: unknown }).session, ours: (request as unknown as { authSession: { id: string } }).authSession.id })) }
+  })
+  const both = (await renamed.inject({ url: '/both', headers: { authorization: `Bearer ${await token()}` } })).json()
+  t.equal(both.host, null, 'the host\'s own, untouched')
+  t.match(both.ours, /^[\w-]{22}$/)
+})
