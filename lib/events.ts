@@ -31,7 +31,13 @@ export type RefreshFailureReason =
 export type AuthEventDetails =
   | { type: 'login.succeeded', accountId: string, email: string, sessionId: string }
   | { type: 'login.failed', reason: LoginFailureReason, accountId?: string, email: string }
-  | { type: 'login.throttled', email: string, retryAfter: number }
+  /** `device`: judged on a known device's own counter (contract §6) rather than the e-mail's. */
+  | { type: 'login.throttled', email: string, retryAfter: number, device: boolean }
+  /**
+   * A failure (Login, ChangePassword or Reauthenticate) started a block of `seconds`: once per block, so
+   * the host can tell the owner. `device`: the block is a known device's own; the e-mail's counter is untouched.
+   */
+  | { type: 'login.blocked', email: string, accountId?: string, device: boolean, seconds: number }
   | { type: 'password.changed', accountId: string, email: string }
   /** A login replaced a legacy or weaker hash with argon2id; `from` names the old format. */
   | { type: 'password.rehashed', accountId: string, email: string, from: string }
@@ -41,7 +47,8 @@ export type AuthEventDetails =
    * the owner's real one out. A password change replaces the hash.
    */
   | { type: 'password.rehash_skipped', accountId: string, email: string, reason: 'bcrypt_72_bytes' }
-  | { type: 'password.change_failed', reason: ChangeFailureReason, accountId?: string, email: string }
+  /** `device` is set with reason 'throttled': whether a known device's counter was the one blocked. */
+  | { type: 'password.change_failed', reason: ChangeFailureReason, accountId?: string, email: string, device?: boolean }
   /** `tokenId` is the access token's; absent when a cookie-mode Logout went by the refresh cookie alone. */
   | { type: 'logout', accountId: string, sessionId: string, tokenId?: string }
   | { type: 'session.started', accountId: string, sessionId: string }
@@ -50,7 +57,7 @@ export type AuthEventDetails =
   | { type: 'session.reuse_detected', accountId: string, sessionId: string }
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
-  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string }
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
 
@@ -73,6 +80,7 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'login.succeeded': 'info',
   'login.failed': 'info',
   'login.throttled': 'warn',
+  'login.blocked': 'warn',
   'password.changed': 'info',
   'password.rehashed': 'info',
   'password.rehash_skipped': 'info',

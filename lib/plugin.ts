@@ -45,7 +45,9 @@ import { registerSessionRoutes } from './routes/sessions.js'
 import { createSessionApi, type SessionApi } from './session/host-api.js'
 import { SessionService } from './session/service.js'
 import { createStoreCall } from './stores/store-call.js'
-import { attemptLeaseMs, EmailThrottle } from './throttle/email-throttle.js'
+import { attemptLeaseMs, AttemptThrottle } from './throttle/attempt-throttle.js'
+import { DeviceTokens } from './throttle/device-tokens.js'
+import { createKnownDevices, deviceCookieName } from './throttle/known-devices.js'
 import { AccessTokens } from './tokens/access-tokens.js'
 import { purposeKey } from './tokens/keys.js'
 import { validatorCompiler } from './http/validation.js'
@@ -117,7 +119,10 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const problemHeaders = createProblemHeaders(config.realm)
   const checkAccessToken = createTokenCheck(accessTokens, accounts, config.sessions, storeCall)
   // The full prefix: the host's, if it registered the plugin under one, and ours.
-  const cookie = config.refresh.cookie === undefined ? undefined : createRefreshCookie(config.refresh.cookie, fastify.prefix + config.prefix)
+  const fullPrefix = fastify.prefix + config.prefix
+  const cookie = config.refresh.cookie === undefined ? undefined : createRefreshCookie(config.refresh.cookie, fullPrefix)
+  const knownDevices = createKnownDevices(new DeviceTokens(config.keys, config.deviceTtl),
+    config.refresh.cookie === undefined ? undefined : createRefreshCookie(deviceCookieName(config.refresh.cookie), fullPrefix))
   const context: RouteContext = {
     cookie,
     accounts,
@@ -128,10 +133,12 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     checkPassword: createPasswordCheck({
       accounts,
       hasher,
-      throttle: new EmailThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall, purposeKey(config.keys[0]!, 'attempt-key')),
+      throttle: new AttemptThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall, purposeKey(config.keys[0]!, 'attempt-key')),
       storeCall,
+      emit,
       dummyHash: await hasher.createDummyHash()
     }),
+    knownDevices,
     storeCall,
     emit,
     refresh: config.refresh.enabled,

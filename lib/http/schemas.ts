@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type TProperties } from '@sinclair/typebox'
 import { EMAIL_PATTERN } from '../stores/email.js'
 import { WELL_FORMED_PATTERN } from '../password/hasher.js'
 
@@ -14,13 +14,21 @@ function password (description: string) {
   return Type.String({ minLength: 1, maxLength: MAX_PASSWORD_INPUT, pattern: WELL_FORMED_PATTERN, description })
 }
 
+/** Ignored when it is not a live device token of this e-mail: never an error of its own. */
+const DeviceToken = Type.Optional(Type.String({
+  description: 'The device token of an earlier Login of this e-mail from this client (not in cookie mode, where a cookie carries it): ' +
+    'the attempt is judged on this device\'s own failure count, so strangers blocking the address do not block it.'
+}))
+
 export const LoginBody = Type.Object({
   email: Email,
-  password: password('The account\'s password.')
+  password: password('The account\'s password.'),
+  deviceToken: DeviceToken
 })
 
 export const ReauthenticateBody = Type.Object({
-  password: password('The signed-in account\'s password.')
+  password: password('The signed-in account\'s password.'),
+  deviceToken: DeviceToken
 })
 
 /** The input rules of ChangePassword: what its validator checks. */
@@ -28,7 +36,8 @@ export const ChangePasswordBody = Type.Object({
   email: Email,
   currentPassword: password('The account\'s current password.'),
   newPassword: password('The new password; must satisfy the password policy.'),
-  confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+  confirmNewPassword: password('The new password again; must equal newPassword exactly.'),
+  deviceToken: DeviceToken
 })
 
 /**
@@ -69,11 +78,18 @@ const REFRESH_TOKEN = Type.String({
   description: 'Opaque; exchange it at Refresh for new tokens. Each refresh token is good for one refresh.'
 })
 const REFRESH_EXPIRES_IN = Type.Integer({ description: 'Seconds until the session ends if the refresh token is not used.' })
+const DEVICE_TOKEN = Type.String({
+  description: 'Opaque; keep it and send it as deviceToken with the next Login, ChangePassword or Reauthenticate of this e-mail from this client.'
+})
 
-/** Login's and Refresh's body as a registration sends it: refresh fields only with refresh on, the token only outside cookie mode. */
-export function documentedTokenReply ({ refresh, cookie }: { refresh: boolean, cookie: boolean }) {
-  if (!refresh) return Type.Object(TOKEN_REPLY)
-  return Type.Object(cookie
-    ? { ...TOKEN_REPLY, refreshExpiresIn: REFRESH_EXPIRES_IN }
-    : { ...TOKEN_REPLY, refreshToken: REFRESH_TOKEN, refreshExpiresIn: REFRESH_EXPIRES_IN })
+/**
+ * Login's and Refresh's body as a registration sends it: refresh fields only with refresh on, the
+ * tokens only outside cookie mode (where cookies carry them); the device token only in Login's.
+ */
+export function documentedTokenReply ({ refresh, cookie, device = false }: { refresh: boolean, cookie: boolean, device?: boolean }) {
+  const properties: TProperties = { ...TOKEN_REPLY }
+  if (refresh && !cookie) properties.refreshToken = REFRESH_TOKEN
+  if (refresh) properties.refreshExpiresIn = REFRESH_EXPIRES_IN
+  if (device && !cookie) properties.deviceToken = DEVICE_TOKEN
+  return Type.Object(properties)
 }

@@ -8,7 +8,7 @@ import { resolveReauthMaxAge, resolveRefresh, type RefreshOptions, type Resolved
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import { MemorySessionStore } from '../stores/memory/sessions.js'
 import type { AccountStore, AttemptStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
-import { resolveRateLimit, resolveThrottle, type RateLimitOptions, type ThrottleOptions } from '../throttle/options.js'
+import { resolveDeviceTtl, resolveRateLimit, resolveThrottle, type RateLimitOptions, type ThrottleOptions } from '../throttle/options.js'
 import type { AccessTokenConfig } from '../tokens/access-tokens.js'
 import type { ResolvedKey } from '../tokens/keys.js'
 import { resolveJwt, type JwtOptions } from '../tokens/options.js'
@@ -71,8 +71,10 @@ export interface ResolvedOptions {
   argon2: Argon2Params
   pepper: Uint8Array | undefined
   passwordPolicy: ResolvedPasswordPolicy
-  /** leaseMs is derived from the other options (attemptLeaseMs in throttle/email-throttle.ts). */
+  /** leaseMs is derived from the other options (attemptLeaseMs in throttle/attempt-throttle.ts). */
   throttle: Omit<ThrottlePolicy, 'leaseMs'>
+  /** Seconds a device token lasts (throttle.deviceTtl). */
+  deviceTtl: number
   rateLimit: RateLimitOptions | false
   hashing: Required<HashingOptions>
   legacyHashes: readonly LegacyHashFormat[]
@@ -135,6 +137,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     pepper,
     passwordPolicy: resolvePasswordPolicy(options.passwordPolicy),
     throttle: resolveThrottle(options.throttle),
+    deviceTtl: resolveDeviceTtl(options.throttle),
     rateLimit: resolveRateLimit(options.rateLimit),
     hashing: resolveHashing(options.hashing),
     legacyHashes: resolveLegacyHashes(options.legacyHashes),

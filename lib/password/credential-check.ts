@@ -1,22 +1,25 @@
 import type { FastifyRequest } from 'fastify'
-import type { LoginFailureReason } from '../events.js'
+import type { EmitEvent, LoginFailureReason } from '../events.js'
 import { needsUpgrade, type PasswordHasher } from './hasher.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
-import type { EmailThrottle } from '../throttle/email-throttle.js'
+import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 
 export type PasswordCheckResult =
   | { outcome: 'verified', account: StoredAccount, hashFormat: string, needsUpgrade: boolean }
   | { outcome: 'failed', reason: LoginFailureReason, account: StoredAccount | null }
-  | { outcome: 'throttled', retryAfter: number }
+  /** `device`: the request was judged on a known device's counter. */
+  | { outcome: 'throttled', retryAfter: number, device: boolean }
 
-export type CheckPassword = (request: FastifyRequest, email: string, password: string) => Promise<PasswordCheckResult>
+/** `deviceId`: the known device the request proved for `email` (KnownDevices.recognise), or null. */
+export type CheckPassword = (request: FastifyRequest, email: string, password: string, deviceId: string | null) => Promise<PasswordCheckResult>
 
 interface Dependencies {
   accounts: AccountStore
   hasher: PasswordHasher
-  throttle: EmailThrottle
+  throttle: AttemptThrottle
   storeCall: StoreCall
+  emit: EmitEvent
   /** Verified instead of a missing or inactive account's hash, so every failure costs one verification. */
   dummyHash: string
 }
@@ -25,11 +28,12 @@ interface Dependencies {
  * The password check Login and ChangePassword share: throttle reservation first, then exactly one
  * verification of the stored hash whatever its format (argon2 against a dummy hash when there is no usable
  * account or the stored hash is in no known format), then the reservation is settled with the outcome.
+ * A failure that starts a block is reported once, as `login.blocked`, so the host can tell the owner.
  */
-export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, dummyHash }: Dependencies): CheckPassword {
-  return async function checkPassword (request, email, password) {
-    const attempt = await throttle.begin(request, email)
-    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter }
+export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash }: Dependencies): CheckPassword {
+  return async function checkPassword (request, email, password, deviceId) {
+    const attempt = await throttle.begin(request, email, deviceId)
+    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter, device: deviceId !== null }
 
     let result: PasswordCheckResult
     try {
@@ -50,7 +54,10 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, du
       await attempt.settle('cancel').catch(() => {})
       throw err
     }
-    await attempt.settle(result.outcome === 'verified' ? 'success' : 'failure')
+    const blockMs = await attempt.settle(result.outcome === 'verified' ? 'success' : 'failure')
+    if (blockMs > 0) {
+      emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: deviceId !== null, seconds: Math.ceil(blockMs / 1000) })
+    }
     return result
   }
 }

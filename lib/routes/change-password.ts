@@ -8,7 +8,7 @@ import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, storeCall, emit } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -33,9 +33,9 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const result = await checkPassword(request, email, currentPassword)
+    const result = await checkPassword(request, email, currentPassword, knownDevices.recognise(request, email))
     if (result.outcome === 'throttled') {
-      emit(request, { type: 'password.change_failed', reason: 'throttled', email })
+      emit(request, { type: 'password.change_failed', reason: 'throttled', email, device: result.device })
       throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
     }
     if (result.outcome === 'failed') {

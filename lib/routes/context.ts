@@ -6,6 +6,7 @@ import type { RefreshCookie } from '../session/refresh-cookie.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore } from '../stores/types.js'
+import type { KnownDevices } from '../throttle/known-devices.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 
 /** What the route handlers share, built once at registration. */
@@ -16,6 +17,7 @@ export interface RouteContext {
   hasher: PasswordHasher
   policy: PasswordPolicy
   checkPassword: CheckPassword
+  knownDevices: KnownDevices
   storeCall: StoreCall
   emit: EmitEvent
   /** Whether refresh tokens are on. */

@@ -10,7 +10,7 @@ import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, storeCall, emit, cookie, refresh } = context
+  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, cookie, refresh } = context
 
   /**
    * Replaces a legacy hash, or an argon2 hash with weaker parameters, by argon2id with the configured
@@ -32,20 +32,21 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Login', {
     schema: {
       summary: 'Log in with e-mail address and password',
-      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token. Unknown e-mail, wrong password and inactive account all get the same 401.',
+      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token; and a device token that keeps this client signing in while strangers have the address blocked. Unknown e-mail, wrong password and inactive account all get the same 401.',
       tags: ['Auth'],
       body: LoginBody,
       response: {
         200: jsonResponse('Logged in: an access token and, with refresh on, a refresh token.',
-          documentedTokenReply({ refresh, cookie: cookie !== undefined }), cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
+          documentedTokenReply({ refresh, cookie: cookie !== undefined, device: true }), cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
         ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const result = await checkPassword(request, email, request.body.password)
+    const deviceId = knownDevices.recognise(request, email)
+    const result = await checkPassword(request, email, request.body.password, deviceId)
     if (result.outcome === 'throttled') {
-      emit(request, { type: 'login.throttled', email, retryAfter: result.retryAfter })
+      emit(request, { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device })
       throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
     }
     if (result.outcome === 'failed') {
@@ -62,6 +63,6 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
     const { sessionId, tokens } = await sessionService.start(request, result.account)
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
-    return tokenBody(reply, tokens, cookie)
+    return { ...tokenBody(reply, tokens, cookie), ...knownDevices.issue(reply, email, deviceId) }
   })
 }

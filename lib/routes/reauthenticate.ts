@@ -11,7 +11,7 @@ import type { RouteContext } from './context.js'
  * password check exactly like Login's (the same per-e-mail throttle, one argon2 verification, one 401),
  * for the token's own account only; success renews the session's authentication time.
  */
-export function registerReauthenticate (app: FastifyInstance, { checkPassword, sessionService, emit }: RouteContext): void {
+export function registerReauthenticate (app: FastifyInstance, { checkPassword, knownDevices, sessionService, emit }: RouteContext): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
     onRequest: authenticate,
     schema: {
@@ -29,9 +29,9 @@ export function registerReauthenticate (app: FastifyInstance, { checkPassword, s
   }, async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
-    const result = await checkPassword(request, account.email, request.body.password)
+    const result = await checkPassword(request, account.email, request.body.password, knownDevices.recognise(request, account.email))
     if (result.outcome === 'throttled') {
-      emit(request, { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId })
+      emit(request, { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device })
       throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
     }
     // The e-mail could name another account only if the store changed under us: that is a failure too.

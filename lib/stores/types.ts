@@ -159,7 +159,7 @@ export interface ThrottlePolicy {
   maxBlockMs: number
   /**
    * How long an unsettled reservation counts: a process that died between reserve and settle, or a
-   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in throttle/email-throttle.ts); a verification that cannot start within half of it is shed with 503, so a verified attempt was always still counted.
+   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in throttle/attempt-throttle.ts); a verification that cannot start within half of it is shed with 503, so a verified attempt was always still counted.
    */
   leaseMs: number
   /** Failures are forgotten this long after the last one (or after the block ends, if later). */
@@ -188,8 +188,16 @@ export type AttemptOutcome = 'success' | 'failure' | 'cancel'
  * queued command after the caller gave up) must be released by it. A store that runs commands in order
  * per connection (Redis) gets this for free, since the cancel is queued behind the reserve; otherwise a
  * late reservation counts until its lease ends. Reserving the same ticket twice holds one slot.
+ *
+ * Keys are opaque to the store: HMACs of e-mail addresses, and `device.<id>` for known devices (each
+ * device its own counter, with the same rules).
  */
 export interface AttemptStore {
   reserve (key: string, ticket: string, policy: ThrottlePolicy): Promise<Reservation>
-  settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<void>
+  /**
+   * Ends a reservation with its outcome. Resolves the milliseconds of the block that this failure
+   * started (0 when it started none, and for a success or a cancel): the plugin tells the host once per
+   * block (event `login.blocked`). A store that resolves nothing works, without those events.
+   */
+  settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number | void>
 }

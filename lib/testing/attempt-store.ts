@@ -186,6 +186,37 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
       }
     },
     {
+      name: 'settle resolves the block a failure started, and 0 for every other settle',
+      async run () {
+        const store = await fresh()
+        const settled: unknown[] = []
+        for (let i = 0; i < policy.freeFailures; i++) settled.push(await store.settle('key', await grant(store, 'key'), 'failure', policy))
+        assert.deepEqual(settled, [...Array.from({ length: policy.freeFailures - 1 }, () => 0), policy.blockMs], 'only the last free failure blocks')
+        await sleep(policy.blockMs + 50)
+        assert.equal(await store.settle('key', await grant(store, 'key'), 'failure', policy), policy.blockMs * 2, 'the doubled block')
+        await sleep(policy.blockMs * 2 + 50)
+        assert.equal(await store.settle('key', await grant(store, 'key'), 'success', policy), 0)
+        assert.equal(await store.settle('key', await grant(store, 'key'), 'cancel', policy), 0)
+      }
+    },
+    {
+      name: 'known devices: a device key keeps its own count beside its e-mail\'s, with concurrent callers on both',
+      async run () {
+        const store = await fresh()
+        const email = 'Pz0c7Yd2lS5mH1b9vQ3xW8eR6tU4iO0aK2jN5gF7hL1'
+        const devices = ['device.4f1Xq9bT2mZ7cK0pL3sV8w', 'device.aR5nE1yU6oI2hJ9gD4fB0k']
+        const wave = async (key: string): Promise<number> =>
+          (await Promise.all(Array.from({ length: 50 }, async () => (await reserve(store, key)).reservation))).filter((r) => r.granted).length
+        const granted = await Promise.all([email, ...devices].map(wave))
+        assert.deepEqual(granted, [policy.freeFailures, policy.freeFailures, policy.freeFailures], 'each key admits its own free failures at once')
+        await sleep(policy.leaseMs + 100)
+        await fail(store, devices[0]!, policy.freeFailures)
+        await deny(store, devices[0]!, policy.blockMs, 'the device is blocked')
+        await grant(store, devices[1]!, 'another device of the same e-mail is not')
+        await grant(store, email, 'nor is the e-mail')
+      }
+    },
+    {
       name: 'keys and namespaces are counted apart',
       async run () {
         const first = await fresh()

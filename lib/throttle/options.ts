@@ -11,7 +11,14 @@ export interface ThrottleOptions {
   maxBlockSeconds?: number
   /** Failures are forgotten this long after the last one or the end of the block (default 86400). */
   forgetAfterSeconds?: number
+  /**
+   * Seconds a device token from Login stays good (default 15552000, 180 days). A request carrying one for
+   * its e-mail is judged on that device's own counter, so strangers blocking the address do not lock the owner out.
+   */
+  deviceTtl?: number
 }
+
+const THROTTLE_OPTION_KEYS = ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds', 'deviceTtl']
 
 /** Per-IP limit of Login and ChangePassword together, applied with @fastify/rate-limit. */
 export interface RateLimitOptions {
@@ -30,7 +37,7 @@ export interface RateLimitOptions {
 }
 
 export function resolveThrottle (throttle: ThrottleOptions | undefined): Omit<ThrottlePolicy, 'leaseMs'> {
-  const { freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400 } = group(throttle, ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds'], 'throttle')
+  const { freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400 } = group(throttle, THROTTLE_OPTION_KEYS, 'throttle')
   assert(isInteger(freeFailures, 1, 1000), 'throttle.freeFailures must be a whole number from 1 to 1000')
   assert(isInteger(blockSeconds, 1), 'throttle.blockSeconds must be a whole number of seconds, at least 1')
   assert(isInteger(maxBlockSeconds, blockSeconds), 'throttle.maxBlockSeconds must be a whole number of seconds, at least blockSeconds')
@@ -41,6 +48,12 @@ export function resolveThrottle (throttle: ThrottleOptions | undefined): Omit<Th
     maxBlockMs: maxBlockSeconds * 1000,
     forgetAfterMs: forgetAfterSeconds * 1000
   }
+}
+
+export function resolveDeviceTtl (throttle: ThrottleOptions | undefined): number {
+  const { deviceTtl = 15_552_000 } = group(throttle, THROTTLE_OPTION_KEYS, 'throttle')
+  assert(isInteger(deviceTtl, 1, 400 * 86_400), 'throttle.deviceTtl must be a whole number of seconds from 1 to 34560000 (400 days)')
+  return deviceTtl
 }
 
 const RATE_LIMIT_OPTION_KEYS = ['max', 'timeWindow', 'redis', 'nameSpace', 'keyGenerator', 'allowList', 'ipv6Subnet']

@@ -1,4 +1,4 @@
-import { admit, afterOutcome, liveFailures, NO_COUNTS, type AttemptCounts } from '../../throttle/rules.js'
+import { admit, afterOutcome, blockDuration, liveFailures, NO_COUNTS, type AttemptCounts } from '../../throttle/rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 
 interface KeyState extends AttemptCounts {
@@ -47,17 +47,18 @@ export class MemoryAttemptStore implements AttemptStore {
     return reservation
   }
 
-  async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<void> {
+  async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number> {
     const now = Date.now()
     let state = this.#states.get(key)
     if (state === undefined) {
       // Swept or evicted while the attempt ran: a failure still counts.
-      if (outcome !== 'failure') return
+      if (outcome !== 'failure') return 0
       state = this.#insert(key, now, policy)
     }
     state.leases.delete(ticket)
     if (outcome !== 'cancel') this.#setCounts(key, state, afterOutcome(state, outcome, now, policy), policy)
     if (state.failures === 0 && state.leases.size === 0) this.#delete(key, state)
+    return outcome === 'failure' ? blockDuration(state.failures, policy) : 0
   }
 
   /** Number of keys held. */

@@ -38,16 +38,17 @@ if outcome == 'success' then redis.call('DEL', KEYS[1]) end
 if outcome ~= 'failure' then return 0 end
 ${COUNTS}
 failures = failures + 1
+local block = 0
 if failures >= free then
   local doublings = failures - free
-  local block = maxBlockMs
+  block = maxBlockMs
   if doublings < 31 then block = math.min(blockMs * 2 ^ doublings, maxBlockMs) end
   blockedUntil = now + block
 end
 forgetAt = math.max(blockedUntil, now) + forgetAfterMs
 redis.call('HSET', KEYS[1], 'failures', failures, 'blockedUntil', blockedUntil, 'forgetAt', forgetAt)
 redis.call('PEXPIREAT', KEYS[1], forgetAt)
-return failures`
+return block`
 
 const RESERVE_COMMAND = 'fastifyPasswordAuthReserve'
 const SETTLE_COMMAND = 'fastifyPasswordAuthSettle'
@@ -58,7 +59,7 @@ interface ScriptedClient {
 }
 
 /**
- * Per-e-mail attempt counters in Redis, shared by every instance. Each operation is one atomic Lua
+ * Attempt counters (per e-mail and per known device) in Redis, shared by every instance. Each operation is one atomic Lua
  * script (defined once per client, sent by SHA), on keys that share a hash slot: Redis Cluster works.
  */
 export class RedisAttemptStore implements AttemptStore {
@@ -80,8 +81,8 @@ export class RedisAttemptStore implements AttemptStore {
     return granted === 1 ? { granted: true } : { granted: false, retryAfterMs }
   }
 
-  async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<void> {
-    await this.#client[SETTLE_COMMAND](
+  async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number> {
+    return await this.#client[SETTLE_COMMAND](
       ...this.#keys(key), outcome, ticket, policy.freeFailures, policy.blockMs, policy.maxBlockMs, policy.forgetAfterMs)
   }
 

@@ -7,7 +7,8 @@ import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/typ
 
 /** A reserved password attempt; settle it exactly once. */
 export interface Attempt {
-  settle (outcome: AttemptOutcome): Promise<void>
+  /** Resolves the milliseconds of the block this failure started (0 when it started none). */
+  settle (outcome: AttemptOutcome): Promise<number>
   /**
    * performance.now() time by which the verification must start: half the lease after the reservation,
    * leaving the other half for the verification itself (every accepted format takes well under a second).
@@ -33,11 +34,13 @@ export function attemptLeaseMs ({ storeTimeout, argon2, hashing }: Pick<Resolved
 }
 
 /**
- * Per-e-mail throttling of password verifications (Login, ChangePassword and Reauthenticate share it).
- * Keys are HMACs of the normalised address with a key derived from the signing key, so stores hold no
- * addresses, a list of candidate addresses cannot reverse them, and unknown ones count like known ones.
+ * Throttling of password verifications (Login, ChangePassword and Reauthenticate share it), per e-mail,
+ * or per known device when the request proved one for that e-mail (contract §6). E-mail keys are HMACs
+ * of the normalised address with a key derived from the signing key, so stores hold no addresses, a list
+ * of candidate addresses cannot reverse them, and unknown ones count like known ones. Device keys are
+ * `device.` and the device id (a random id, worthless without its token's MAC).
  */
-export class EmailThrottle {
+export class AttemptThrottle {
   readonly policy: Readonly<ThrottlePolicy>
   readonly #store: AttemptStore
   readonly #storeCall: StoreCall
@@ -51,12 +54,17 @@ export class EmailThrottle {
     this.policy = Object.freeze({ ...policy })
   }
 
-  /** Reserves an attempt, or tells how many seconds the address is blocked for (503 if the store fails). */
-  async begin (request: FastifyRequest, email: string): Promise<Attempt | { retryAfter: number }> {
-    const key = createHmac('sha256', this.#keyMac).update(email).digest('base64url')
+  /**
+   * Reserves an attempt on the device's counter if `deviceId` is given, else on the e-mail's, or tells
+   * how many seconds that counter is blocked for (503 if the store fails).
+   */
+  async begin (request: FastifyRequest, email: string, deviceId: string | null): Promise<Attempt | { retryAfter: number }> {
+    const key = deviceId === null ? createHmac('sha256', this.#keyMac).update(email).digest('base64url') : `device.${deviceId}`
     const ticket = randomUUID()
-    const settle = async (outcome: AttemptOutcome): Promise<void> => {
-      await this.#storeCall(request.log, 'attempts.settle', async () => { await this.#store.settle(key, ticket, outcome, this.policy) })
+    const settle = async (outcome: AttemptOutcome): Promise<number> => {
+      const blockMs = await this.#storeCall(request.log, 'attempts.settle', async () => await this.#store.settle(key, ticket, outcome, this.policy))
+      // A store written before settle told the block resolves nothing: no block is reported then.
+      return typeof blockMs === 'number' ? blockMs : 0
     }
     let reservation
     const reservedAt = performance.now()

@@ -1,0 +1,45 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { purposeKey, type ResolvedKey } from '../tokens/keys.js'
+
+// <device id: 128 bits>.<expiry, epoch seconds in base 36>.<HMAC-SHA256 over both and the e-mail>
+const FORMAT = /^([\w-]{22})\.([0-9a-z]{1,9})\.([\w-]{43})$/
+const MAC_LABEL = 'fastify-password-auth device-token v1\0'
+
+/**
+ * Device tokens (contract §6, "known devices"): proof that this client logged in to this e-mail before.
+ * Computed, never stored: the MAC binds the device id and the expiry to the normalised e-mail, with a key
+ * derived from each configured JWT key (the first mints; every key with secret material still
+ * recognises its tokens, so rotating the signing key forgets no device). The attempt stores see only
+ * the device id, which is worthless without the MAC.
+ */
+export class DeviceTokens {
+  readonly ttlSeconds: number
+  readonly #keys: readonly Buffer[]
+
+  constructor (keys: readonly ResolvedKey[], ttlSeconds: number) {
+    this.#keys = keys.filter((key) => key.refreshKey !== undefined).map((key) => purposeKey(key, 'device-token'))
+    this.ttlSeconds = ttlSeconds
+  }
+
+  /** A token for `email`; `deviceId` keeps the device's counter when it already had one. */
+  mint (email: string, deviceId: string = randomBytes(16).toString('base64url')): string {
+    const body = `${deviceId}.${(Math.floor(Date.now() / 1000) + this.ttlSeconds).toString(36)}`
+    return `${body}.${mac(this.#keys[0]!, body, email)}`
+  }
+
+  /** The device id of a live token minted for `email` by one of the configured keys; otherwise null. */
+  read (token: unknown, email: string): string | null {
+    if (typeof token !== 'string') return null
+    const match = FORMAT.exec(token)
+    if (match === null) return null
+    const [, deviceId, expiry, signature] = match
+    if (parseInt(expiry!, 36) * 1000 <= Date.now()) return null
+    const body = `${deviceId}.${expiry}`
+    const presented = Buffer.from(signature!)
+    return this.#keys.some((key) => timingSafeEqual(Buffer.from(mac(key, body, email)), presented)) ? deviceId! : null
+  }
+}
+
+function mac (key: Buffer, body: string, email: string): string {
+  return createHmac('sha256', key).update(MAC_LABEL).update(body).update('\0').update(email).digest('base64url')
+}

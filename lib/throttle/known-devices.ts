@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { RefreshCookie } from '../session/refresh-cookie.js'
+import type { DeviceTokens } from './device-tokens.js'
+
+/** What Login, ChangePassword and Reauthenticate need of known devices (contract §6). */
+export interface KnownDevices {
+  /** The device id a request proves for `email` (body field `deviceToken`, or the device cookie); null if none. */
+  recognise (request: FastifyRequest, email: string): string | null
+  /**
+   * After a successful Login: a device token for `email` that keeps `deviceId`'s counter, if the request
+   * had one. In cookie mode it goes into the device cookie and the body gets nothing.
+   */
+  issue (reply: FastifyReply, email: string, deviceId: string | null): { deviceToken?: string }
+}
+
+/** `cookie`: the device cookie in cookie mode (the refresh cookie's path and attributes). */
+export function createKnownDevices (tokens: DeviceTokens, cookie: RefreshCookie | undefined): KnownDevices {
+  return {
+    recognise (request, email) {
+      const body = request.body as { deviceToken?: unknown } | undefined
+      const fromBody = tokens.read(body?.deviceToken, email)
+      if (fromBody !== null || cookie === undefined) return fromBody
+      const read = cookie.read(request)
+      return read.kind === 'one' ? tokens.read(read.token, email) : null
+    },
+    issue (reply, email, deviceId) {
+      const deviceToken = tokens.mint(email, deviceId ?? undefined)
+      if (cookie === undefined) return { deviceToken }
+      cookie.set(reply, deviceToken, tokens.ttlSeconds)
+      return {}
+    }
+  }
+}
+
+/** The device cookie's name beside the refresh cookie's: `…-refresh` becomes `…-device`, any other name gets `-device`. */
+export function deviceCookieName (refreshCookieName: string): string {
+  return refreshCookieName.replace(/-refresh$/, '') + '-device'
+}
