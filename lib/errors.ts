@@ -1,7 +1,7 @@
 import createError, { type FastifyErrorConstructor } from '@fastify/error'
 import type { FastifyError, FastifyRequest } from 'fastify'
 
-export const WEAK_PASSWORD_REASONS = Object.freeze(['too_short', 'too_long', 'same_as_current', 'contains_email', 'rejected'] as const)
+export const WEAK_PASSWORD_REASONS = Object.freeze(['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected'] as const)
 export type WeakPasswordReason = typeof WEAK_PASSWORD_REASONS[number]
 
 /** One failed input rule, pointing into the request body (RFC 6901 JSON pointer). */

@@ -34,14 +34,14 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   t.same(codesOf(login[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY'])
   t.same(codesOf(login[401]), ['FST_PWAUTH_INVALID_CREDENTIALS'])
   t.same(codesOf(login[429]), ['FST_PWAUTH_TOO_MANY_ATTEMPTS'])
-  t.same(Object.keys(login[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'refreshToken', 'refreshExpiresIn'])
+  t.same(Object.keys(login[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'refreshToken', 'refreshExpiresIn', 'deviceToken'])
   t.match(login[401].headers, { 'WWW-Authenticate': { description: 'Bearer realm="<realm>"' } })
   for (const status of ['429', '503']) t.ok(login[status].headers['Retry-After'], `Retry-After on ${status}`)
 
   const change = document.paths['/Auth/ChangePassword'].post
   t.same(codesOf(change.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
   t.same(change.responses[400].content['application/problem+json'].schema.properties.reasons.items.enum,
-    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'rejected'])
+    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected'])
   t.notOk(change.responses[204].content, '204: no body')
   t.match(change.requestBody.content['application/json'].schema.properties.newPassword, { minLength: 15, maxLength: 128, description: /code points after NFC/ })
 
@@ -75,7 +75,7 @@ t.test('the document follows the configuration: policy lengths, refresh off, coo
   const off = await hostDocument(t, { refresh: false })
   await expectValid(t, off)
   t.notOk(off.paths['/Auth/Refresh'], 'no Refresh route')
-  t.same(Object.keys(off.paths['/Auth/Login'].post.responses[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn'])
+  t.same(Object.keys(off.paths['/Auth/Login'].post.responses[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'deviceToken'])
 
   const cookie = await hostDocument(t, { refresh: { cookie: true } })
   await expectValid(t, cookie)

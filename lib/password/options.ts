@@ -11,11 +11,17 @@ export interface HashingOptions {
 }
 
 export function resolvePasswordPolicy (policy: PasswordPolicyOptions | undefined): ResolvedPasswordPolicy {
-  const { minLength = DEFAULT_PASSWORD_POLICY.minLength, maxLength = DEFAULT_PASSWORD_POLICY.maxLength, check } = group(policy, ['minLength', 'maxLength', 'check'], 'passwordPolicy')
+  const {
+    minLength = DEFAULT_PASSWORD_POLICY.minLength,
+    maxLength = DEFAULT_PASSWORD_POLICY.maxLength,
+    common = DEFAULT_PASSWORD_POLICY.common,
+    check
+  } = group(policy, ['minLength', 'maxLength', 'common', 'check'], 'passwordPolicy')
   assert(isInteger(minLength, 1, 1024), 'passwordPolicy.minLength must be a whole number from 1 to 1024')
   assert(isInteger(maxLength, minLength, 1024), 'passwordPolicy.maxLength must be a whole number from minLength to 1024')
+  assert(typeof common === 'boolean', 'passwordPolicy.common must be true or false (the built-in list of common passwords)')
   assert(check === undefined || typeof check === 'function', 'passwordPolicy.check must be a function')
-  return { minLength, maxLength, check }
+  return { minLength, maxLength, common, check }
 }
 
 export function resolveHashing (options: HashingOptions | undefined): Required<HashingOptions> {

@@ -1,5 +1,6 @@
 import { localPart } from '../stores/email.js'
 import type { WeakPasswordReason } from '../errors.js'
+import { loadCommonPasswords } from './common-passwords.js'
 import { codePointLength, normalizePassword } from './hasher.js'
 
 export interface PasswordPolicyOptions {
@@ -8,19 +9,25 @@ export interface PasswordPolicyOptions {
   /** Maximum length in Unicode code points (default 128). */
   maxLength?: number
   /**
+   * Refuse passwords on the built-in list of commonly used and breached passwords, as NIST SP 800-63B-4
+   * requires (reason `common`), compared after NFC and case folding. Default true; set false only if your
+   * `check` already covers such a list.
+   */
+  common?: boolean
+  /**
    * Your own check of a new password (NFC-normalised), such as a blocklist or a breached-password
    * service. Resolve false to reject it. If it throws, the change fails closed with 503.
    */
   check?: (password: string, context: { email: string }) => boolean | Promise<boolean>
 }
 
-/** The policy as the plugin runs it: lengths filled in (resolvePolicy in options.ts checks them). */
+/** The policy as the plugin runs it: lengths and `common` filled in (resolvePasswordPolicy in options.ts checks them). */
 export interface ResolvedPasswordPolicy extends Required<Omit<PasswordPolicyOptions, 'check'>> {
   check: PasswordPolicyOptions['check']
 }
 
 /** NIST SP 800-63B-4: at least 15 code points for a password used alone; 128 leaves room for passphrases. */
-export const DEFAULT_PASSWORD_POLICY = Object.freeze({ minLength: 15, maxLength: 128 })
+export const DEFAULT_PASSWORD_POLICY = Object.freeze({ minLength: 15, maxLength: 128, common: true })
 
 export interface PasswordPolicy {
   /** Code points after NFC; the ChangePassword schema documents them. */
@@ -30,7 +37,9 @@ export interface PasswordPolicy {
   evaluate (newPassword: string, currentPassword: string, email: string): Promise<WeakPasswordReason[]>
 }
 
-export function createPasswordPolicy ({ minLength, maxLength, check }: ResolvedPasswordPolicy): PasswordPolicy {
+export function createPasswordPolicy ({ minLength, maxLength, common, check }: ResolvedPasswordPolicy): PasswordPolicy {
+  // The built-in list is loaded here, at registration (once per process), not on a request.
+  const isCommon = common ? loadCommonPasswords() : undefined
   return {
     minLength,
     maxLength,
@@ -43,8 +52,11 @@ export function createPasswordPolicy ({ minLength, maxLength, check }: ResolvedP
       if (candidate === normalizePassword(currentPassword)) reasons.push('same_as_current')
       const local = localPart(email)
       if (codePointLength(local) >= 4 && candidate.toLowerCase().includes(local)) reasons.push('contains_email')
-      // An outside check is only worth asking about a password of acceptable length.
-      if (check !== undefined && length >= minLength && length <= maxLength && !(await check(candidate, { email }))) {
+      // The list and an outside check are only worth asking about a password of acceptable length;
+      // the host's check runs whatever the list says.
+      const acceptableLength = length >= minLength && length <= maxLength
+      if (isCommon !== undefined && acceptableLength && isCommon(candidate)) reasons.push('common')
+      if (check !== undefined && acceptableLength && !(await check(candidate, { email }))) {
         reasons.push('rejected')
       }
       return reasons
