@@ -142,6 +142,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     storeCall,
     emit,
     refresh: config.refresh.enabled,
+    upgradeHashes: config.upgradeHashes,
     reauthMaxAge: config.reauthMaxAge
   }
 

@@ -34,13 +34,17 @@ t.test('each outcome is reported once, typed, with ids and without secrets', asy
     ['session.started', undefined],
     ['login.succeeded', undefined],
     ['logout', undefined],
-    ...Array.from({ length: 5 }, () => ['login.failed', 'wrong_password']),
+    ...Array.from({ length: 4 }, () => ['login.failed', 'wrong_password']),
+    // The fifth failure starts the block: reported as the attempt settles, before the route reports the failure.
+    ['login.blocked', undefined],
+    ['login.failed', 'wrong_password'],
     ['login.throttled', undefined]
   ])
   const first = events.find((e) => e.type === 'login.succeeded')
   t.match(first, { type: 'login.succeeded', accountId: test.ada.id, email: EMAIL, sessionId: String, ip: '127.0.0.1', requestId: String })
   t.ok(Math.abs(first!.time - Date.now()) < 60_000)
-  t.match(events.find((e) => e.type === 'login.throttled'), { email: EMAIL, retryAfter: 30 })
+  t.match(events.find((e) => e.type === 'login.throttled'), { email: EMAIL, retryAfter: 30, device: false })
+  t.match(events.find((e) => e.type === 'login.blocked'), { email: EMAIL, accountId: test.ada.id, device: false, seconds: 30 })
   t.match(events.find((e) => e.type === 'logout'), { accountId: test.ada.id, sessionId: String, tokenId: String })
   t.notOk(events.find((e) => e.type === 'login.failed' && e.reason === 'unknown_account' && 'accountId' in e && e.accountId !== undefined))
 

@@ -261,3 +261,20 @@ function damageBcrypt (hash: string, index: number): string {
   const alphabet = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
   return hash.slice(0, index) + alphabet[alphabet.indexOf(hash[index]!) | 1] + hash.slice(index + 1)
 }
+
+t.test('upgradeHashes: false keeps every stored hash byte for byte, login after login', async (t) => {
+  for (const [label, hash] of FORMATS) {
+    t.test(label, async (t) => {
+      const app = await appWithEvents(t, { upgradeHashes: false })
+      const email = 'still-shared@example.com'
+      app.accounts.add({ email, passwordHash: hash })
+      for (let i = 0; i < 2; i++) t.equal((await app.login(email, PASSWORD)).statusCode, 200, `login ${i + 1}`)
+      t.equal(await storedHash(app, email), hash, 'the old system can still read it')
+      t.notOk(app.events.some((e) => e.type === 'password.rehashed'))
+    })
+  }
+})
+
+t.test('upgradeHashes must be true or false', async (t) => {
+  await t.rejects(buildTestApp(t, { auth: { upgradeHashes: 'no' as unknown as boolean } }), /upgradeHashes must be true or false/)
+})

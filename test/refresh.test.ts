@@ -254,7 +254,7 @@ t.test('events report every session step, never a token', async (t) => {
 t.test('with refresh off, Login answers an access token only and there is no Refresh route', async (t) => {
   const { login, app, token, logout, me } = await buildTestApp(t, { auth: { refresh: false, jwt: { secret: 'a-test-secret-of-at-least-32-bytes-long', expiresIn: 120 } } })
   const body = (await login()).json()
-  t.same(Object.keys(body).sort(), ['accessToken', 'expiresIn', 'tokenType'])
+  t.same(Object.keys(body).sort(), ['accessToken', 'deviceToken', 'expiresIn', 'tokenType'])
   t.equal(body.expiresIn, 120)
   t.equal((await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: { refreshToken: 'x' } })).statusCode, 404)
   const issued = await token()

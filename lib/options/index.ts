@@ -43,6 +43,12 @@ export interface PasswordAuthOptions {
    * argon2 and before the built-in bcrypt, scrypt and Django PBKDF2 formats.
    */
   legacyHashes?: LegacyHashFormat[]
+  /**
+   * After a successful Login, replace a legacy hash (or argon2 with weaker costs) by argon2id with the
+   * configured costs (default true). `false` keeps every stored hash as it is, for as long as an older
+   * system that cannot read argon2id still checks passwords against the same table.
+   */
+  upgradeHashes?: boolean
   /** Milliseconds a store call may take before the request fails closed with 503 (default 2000). */
   storeTimeout?: number
   /** Receives every audit event. Errors it throws are logged and otherwise ignored. */
@@ -78,6 +84,7 @@ export interface ResolvedOptions {
   rateLimit: RateLimitOptions | false
   hashing: Required<HashingOptions>
   legacyHashes: readonly LegacyHashFormat[]
+  upgradeHashes: boolean
   storeTimeout: number
   onEvent: AuthEventHandler | undefined
   decorators: ResolvedDecorators
@@ -86,7 +93,7 @@ export interface ResolvedOptions {
 }
 
 const OPTION_KEYS = [
-  'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'passwordPolicy', 'throttle', 'rateLimit',
+  'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge'
 ]
 
@@ -120,8 +127,9 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   checkHeaderText(realm, 'realm')
   assert(isInteger(storeTimeout, 1, 60_000), 'storeTimeout must be a whole number of milliseconds from 1 to 60000')
   assert(onEvent === undefined || typeof onEvent === 'function', 'onEvent must be a function')
-  const { sessionRoutes = false } = options
+  const { sessionRoutes = false, upgradeHashes = true } = options
   assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
+  assert(typeof upgradeHashes === 'boolean', 'upgradeHashes must be true or false')
   const { params, pepper } = resolveArgon2(options.argon2)
   const jwt = resolveJwt(options.jwt)
 
@@ -141,6 +149,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     rateLimit: resolveRateLimit(options.rateLimit),
     hashing: resolveHashing(options.hashing),
     legacyHashes: resolveLegacyHashes(options.legacyHashes),
+    upgradeHashes,
     storeTimeout,
     onEvent,
     decorators: resolveDecorators(group(options.decorators, DECORATOR_OPTION_KEYS, 'decorators')),

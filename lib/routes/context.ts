@@ -20,6 +20,8 @@ export interface RouteContext {
   knownDevices: KnownDevices
   storeCall: StoreCall
   emit: EmitEvent
+  /** Whether a Login replaces a legacy or weaker hash (the upgradeHashes option). */
+  upgradeHashes: boolean
   /** Whether refresh tokens are on. */
   refresh: boolean
   /** Seconds a password proof counts as recent for ending sessions. */

@@ -10,7 +10,7 @@ import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, cookie, refresh } = context
+  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, cookie, refresh, upgradeHashes } = context
 
   /**
    * Replaces a legacy hash, or an argon2 hash with weaker parameters, by argon2id with the configured
@@ -53,7 +53,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       emit(request, { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
-    if (result.needsUpgrade) {
+    if (result.needsUpgrade && upgradeHashes) {
       const { password } = request.body
       if (result.hashFormat === 'bcrypt' && Math.max(Buffer.byteLength(password), Buffer.byteLength(password.normalize('NFC'))) > BCRYPT_MAX_PASSWORD_BYTES) {
         emit(request, { type: 'password.rehash_skipped', accountId: result.account.id, email, reason: 'bcrypt_72_bytes' })
