@@ -8,17 +8,12 @@ export const BODY_LIMIT = 16 * 1024
 // the JSON parser skips exactly one (RFC 8259 §8.1 lets a parser ignore it).
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-// Every `charset` parameter, quoted or not. A quoted value of another parameter that merely contains
-// "charset=" can only make this stricter.
-const CHARSET_PARAMETER = /;\s*charset\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/gi
+// What may follow the media type (contract §2): nothing, or one charset=utf-8, any case, quoted or not.
+const UTF8_ONLY = /^[^;]*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i
 
-/** Whether every charset parameter of a Content-Type names UTF-8 (case-insensitively); none is fine. */
+/** Whether a Content-Type has no parameter, or only charset=utf-8: any other parameter or charset is a 415. */
 export function declaresOnlyUtf8 (contentType: string): boolean {
-  for (const [, raw] of contentType.matchAll(CHARSET_PARAMETER)) {
-    const value = raw!.startsWith('"') ? raw!.slice(1, -1).replace(/\\(.)/g, '$1') : raw!
-    if (value.toLowerCase() !== 'utf-8') return false
-  }
-  return true
+  return UTF8_ONLY.test(contentType)
 }
 
 /**
