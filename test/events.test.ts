@@ -101,6 +101,6 @@ t.test('passwordAuthRedactPaths hide secrets from a logger that logs headers and
   const direct: string[] = []
   const { default: pino } = await import('pino')
   pino({ redact: [...passwordAuthRedactPaths] }, { write: (line: string) => { direct.push(line) } })
-    .info({ password: 'TOP', body: { newPassword: 'ONE' }, req: { body: { currentPassword: 'TWO', refreshToken: 'RT' } }, account: { passwordHash: 'HASH' }, res: { accessToken: 'AT' } })
-  t.notMatch(direct[0], /TOP|ONE|TWO|HASH|RT|AT/, 'every depth a serializer might use, refresh tokens too')
+    .info({ password: 'TOP', body: { newPassword: 'ONE' }, req: { body: { currentPassword: 'TWO', refreshToken: 'RT', deviceToken: 'DT' } }, account: { passwordHash: 'HASH' }, res: { accessToken: 'AT' } })
+  t.notMatch(direct[0], /TOP|ONE|TWO|HASH|RT|AT|DT/, 'every depth a serializer might use, refresh and device tokens too')
 })

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 
-const SECRET_FIELDS = ['password', 'currentPassword', 'newPassword', 'confirmNewPassword', 'passwordHash', 'accessToken', 'refreshToken']
+const SECRET_FIELDS = ['password', 'currentPassword', 'newPassword', 'confirmNewPassword', 'passwordHash', 'accessToken', 'refreshToken', 'deviceToken']
 
 /**
  * Pino `redact` paths for a host logger that logs request headers or bodies: the plugin itself never
