@@ -14,12 +14,15 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   const ada = `ada-${run}@example.com`
   const bob = `bob-${run}@example.com`
   const carol = `carol-${run}@example.com`
+  const dave = `dave-${run}@example.com`
   const file = join(tmpdir(), `two-instances-${run}.json`)
   await writeFile(file, JSON.stringify([
     { email: ada, password: 'correct horse battery staple' },
-    { email: bob, password: 'bob has a long passphrase too' }
+    { email: bob, password: 'bob has a long passphrase too' },
+    { email: dave, password: 'dave keeps his own device' }
   ]))
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file }
+  // The per-IP limit off: every request here comes from one address.
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off' }
   // Started together: both create the schema and load the same accounts file.
   const [a, b] = await Promise.all([startServer(t, env), startServer(t, env)])
 
@@ -42,6 +45,21 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     const blocked = await login(b, bob, 'bob has a long passphrase too')
     t.equal(blocked.status, 429)
     t.equal(blocked.headers.get('retry-after'), '30')
+  })
+
+  await t.test('known devices over two instances: a stranger holding the block on A and B never blocks the owner\'s device', async (t) => {
+    const device = (await (await login(a, dave, 'dave keeps his own device')).json() as { deviceToken: string }).deviceToken
+    const withDevice = async (server: { url: string }, password: string) => await post(`${server.url}/Auth/Login`, { email: dave, password, deviceToken: device })
+    // The stranger's guesses, half on each instance, fill the e-mail's shared counter.
+    for (let i = 0; i < 5; i++) t.equal((await login(i % 2 === 0 ? a : b, dave, 'a stranger guessing')).status, 401)
+    t.equal((await login(b, dave, 'dave keeps his own device')).status, 429, 'the e-mail is blocked on B for a request without the device')
+    t.equal((await withDevice(b, 'dave keeps his own device')).status, 200, 'the device token from A works on B')
+    t.equal((await withDevice(a, 'dave keeps his own device')).status, 200)
+    // 200 parallel wrong guesses with the device token, spread over both: the shared device counter admits 5.
+    const statuses = await Promise.all(Array.from({ length: 200 }, async (_, i) => (await withDevice(i % 2 === 0 ? a : b, 'wrong, in parallel')).status))
+    const verified = statuses.filter((status) => status === 401).length
+    t.ok(verified >= 1 && verified <= 5, `${verified} verifications of 200`)
+    t.equal(statuses.filter((status) => status === 429).length, 200 - verified)
   })
 
   await t.test('a password changed on B is required on A, and A\'s old tokens die', async (t) => {
