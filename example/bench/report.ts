@@ -2,6 +2,7 @@
 import type { CeilingResult } from './ceiling.js'
 import type { EnumerationResult } from './enumeration.js'
 import type { LoadResult } from './load.js'
+import type { LockoutResult } from './lockout.js'
 import { total } from './round-trips.js'
 import type { MixedResult } from './scenarios.js'
 import type { Profile } from './settings.js'
@@ -49,6 +50,9 @@ export interface BenchResults {
   /** GET /me at the mixed rate during a login flood far beyond argon2's rate. */
   floodProbe?: { connections: number, me: LoadResult, flood: LoadResult }
   overload?: LoadResult & { idleRss?: number, peakRss?: number, serverCpuMs?: number, stats: unknown }
+  lockout?: LockoutResult
+  /** Fresh processes registering the plugin, with the common-password list on and off. */
+  startup?: StartupRun[]
   serverStats?: unknown
   /** Share of all CPUs busy with other processes, sampled while the bench was idle. */
   backgroundCpu?: number[]
@@ -59,7 +63,10 @@ export interface BenchResults {
 }
 
 export type TargetId = 'login-defaults' | 'login-tuned' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' |
-  'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'enumeration'
+  'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'enumeration' | 'lockout'
+
+/** One fresh process: plugin registration and ready, and memory after a GC. */
+export interface StartupRun { common: boolean, ms: number, rss: number, heapUsed: number, rssGrowth: number, heapGrowth: number }
 
 export interface Target {
   id: TargetId
@@ -109,6 +116,11 @@ export function checkTargets (r: BenchResults): Target[] {
       targets.push({ id: `mixed-${profile}`, name: `GET /me p99 during a login flood / alone (${profile})`, value, target: '≤ 2', met: value <= 2 })
     }
   }
+  if (r.lockout !== undefined) {
+    const { rounds, ownerWithDevice, parallelGuesses } = r.lockout
+    const met = ownerWithDevice.ok === rounds && parallelGuesses.verified <= 5
+    targets.push({ id: 'lockout', name: 'Lockout attack: the owner\'s known device logs in every round; 200 parallel guesses with it get ≤ 5 verifications', value: ownerWithDevice.ok / rounds, target: 'every round, ≤ 5', met })
+  }
   if (r.overload !== undefined) {
     const shed = r.overload.statuses['503'] ?? 0
     const met = shed > 0 && Object.keys(r.overload.statuses).every(status => LOGIN_STATUSES.has(status)) &&
@@ -130,6 +142,7 @@ const rate = (n: number): string => n >= 1000 ? count(n) : n.toFixed(1)
 const ms = (n: number | undefined): string => n === undefined || Number.isNaN(n) ? '–' : n >= 100 ? `${n.toFixed(0)} ms` : n >= 10 ? `${n.toFixed(1)} ms` : `${n.toFixed(2)} ms`
 const times = (n: number): string => `${n.toFixed(2)} ×`
 const mb = (bytes: number | undefined): string => bytes === undefined ? '–' : `${(bytes / 1e6).toFixed(0)} MB`
+const mb1 = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
 const cpu = (r: LoadResult): string => r.serverCpuMicrosPerResponse === undefined ? '–' : `${r.serverCpuMicrosPerResponse.toFixed(0)} µs`
 const verdict = (t: Target | undefined): string => t === undefined ? '' : t.met ? 'yes' : '**no**'
 
@@ -261,6 +274,24 @@ export function renderTable (r: BenchResults): string {
     rows.push([`Login failures, medians: unknown e-mail / wrong password / inactive account (${byKind.unknownEmail.count + byKind.wrongPassword.count + byKind.inactiveAccount.count} interleaved)`,
       '', `${ms(byKind.unknownEmail.p50)} / ${ms(byKind.wrongPassword.p50)} / ${ms(byKind.inactiveAccount.p50)}`, '',
       `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %', verdict(t), '', '', others === '' ? '0' : others])
+  }
+
+  if (r.lockout !== undefined) {
+    const l = r.lockout
+    const t = target('lockout')
+    rows.push([`Lockout attack, ${l.rounds} rounds of 1-s blocks: the owner's right password without / with a device token`,
+      '', '', '', `${l.ownerWithoutDevice.ok} / ${l.ownerWithDevice.ok} of ${l.rounds} logged in`, 'with: every round', verdict(t), '', '', `stranger verified ${l.strangerVerified}`])
+    rows.push(['Lockout attack: 200 parallel wrong guesses with one device token', '', '', '',
+      `${l.parallelGuesses.verified} verified, ${l.parallelGuesses.throttled} × 429`, '≤ 5 verified', verdict(t), '', '', ''])
+  }
+  if (r.startup !== undefined) {
+    const of = (common: boolean, field: 'ms' | 'rss' | 'heapUsed'): number => {
+      const values = r.startup!.filter((run) => run.common === common).map((run) => run[field]).sort((a, b) => a - b)
+      return values[Math.floor(values.length / 2)]!
+    }
+    rows.push([`Start-up (register + ready, fresh process, ${r.startup.length / 2} each): common-password list on / off`, '',
+      `${ms(of(true, 'ms'))} / ${ms(of(false, 'ms'))}`, '', `RSS ${mb1(of(true, 'rss'))} / ${mb1(of(false, 'rss'))}; heap ${mb1(of(true, 'heapUsed'))} / ${mb1(of(false, 'heapUsed'))}`,
+      '—', '', '', '', ''])
   }
 
   const header = ['Scenario', 'Throughput', 'p50', 'p99', 'Ratio', 'Target', 'Met', 'Server CPU / response', 'Store round trips / request', 'Unexpected']

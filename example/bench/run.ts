@@ -4,8 +4,8 @@
  * and writes the whole result as JSON. What each row measures: example/bench/README.md.
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
- * sections: login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload; default
- * all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
+ * sections: login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
+ * startup; default all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -14,15 +14,17 @@ import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, totalmem } from 'node:os'
 import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { Redis } from 'ioredis'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
 import type { CeilingResult } from './ceiling.js'
-import { backgroundCpu, cpuJiffies, cpuTimeOf, memoryOf } from './child.js'
+import { backgroundCpu, cpuJiffies, cpuTimeOf, memoryOf, runChild } from './child.js'
 import { probeEnumeration } from './enumeration.js'
 import { load, merge, type LoadResult } from './load.js'
+import { lockoutAttack } from './lockout.js'
 import { connectPostgres, dropSchema } from './postgres.js'
 import { connectRedis, dropKeys } from './redis.js'
-import { checkTargets, renderTable, type BenchResults, type CeilingSummary, type LogoutPair, type RouteSet } from './report.js'
+import { checkTargets, renderTable, type BenchResults, type CeilingSummary, type LogoutPair, type RouteSet, type StartupRun } from './report.js'
 import { RoundTripCounter } from './round-trips.js'
 import {
   ceiling, expectOk, interleavedRounds, log, LOGIN_CONNECTIONS, loginLoad, loginSessions, logoutRounds, median, meDuringFlood, mixed,
@@ -36,7 +38,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload'] as const
+const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -50,6 +52,7 @@ const MIXED_ROUNDS = 3
 const MIXED_SECONDS = Math.max(2, seconds - 1)
 
 const { defaults, tuned } = profiles()
+const STARTUP_SCRIPT = fileURLToPath(new URL('./startup.js', import.meta.url))
 
 function ceilingSummary (runs: CeilingResult[]): CeilingSummary {
   const verifications = runs.reduce((sum, run) => sum + run.verifications, 0)
@@ -257,6 +260,22 @@ async function main (): Promise<void> {
     } finally {
       await overloaded.stop()
     }
+  }
+
+  // 11. The lockout attack with and without a known device; 12. start-up cost of the common-password list.
+  if (wanted('lockout')) {
+    log('lockout attack (blocks of 1 s)')
+    results.lockout = await lockoutAttack()
+  }
+  if (wanted('startup')) {
+    log('start-up: registration with and without the common-password list, 5 fresh processes each')
+    const runs: StartupRun[] = []
+    for (let i = 0; i < 5; i++) {
+      for (const mode of ['common', 'no-common']) {
+        runs.push(JSON.parse(await runChild(STARTUP_SCRIPT, [mode], { NODE_OPTIONS: '--expose-gc' })) as StartupRun)
+      }
+    }
+    results.startup = runs
   }
 
   await sampleBackground()
