@@ -1,5 +1,5 @@
-// Accounts (and, without Redis, sessions) in PostgreSQL. The tables are created at start if missing
-// (the DDL of accountsTableSql() and sessionsTableSql(); test/postgres-docs.test.ts keeps this copy equal):
+// Accounts (and, without Redis, sessions and attempt counters) in PostgreSQL. The tables are created at start if missing
+// (the DDL of accountsTableSql(), sessionsTableSql() and attemptsTableSql(); test/postgres-docs.test.ts keeps this copy equal):
 //
 // postgres-schema:begin
 //   CREATE TABLE IF NOT EXISTS "auth_accounts" (
@@ -40,9 +40,77 @@
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_account_id_idx" ON "auth_sessions" (account_id);
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_expiry_idx" ON "auth_sessions" (LEAST(idle_until, ends_at));
+//   CREATE TABLE IF NOT EXISTS "auth_attempts" (
+//     key text PRIMARY KEY,
+//     failures integer NOT NULL DEFAULT 0,
+//     blocked_until float8 NOT NULL DEFAULT 0,
+//     forget_at float8 NOT NULL DEFAULT 0,
+//     leases jsonb NOT NULL DEFAULT '{}',
+//     expires_at float8 NOT NULL DEFAULT 0
+//   );
+//   CREATE INDEX IF NOT EXISTS "auth_attempts_expires_idx" ON "auth_attempts" (expires_at);
+//   CREATE OR REPLACE FUNCTION "auth_attempts_reserve"(p_key text, p_ticket text, p_free integer, p_lease float8, p_in_flight_retry float8)
+//   RETURNS float8 LANGUAGE plpgsql AS $reserve$
+//   DECLARE
+//     now_ms float8 := extract(epoch from clock_timestamp()) * 1000;
+//     state "auth_attempts"%ROWTYPE;
+//     v_leases jsonb;
+//     v_failures integer;
+//     wait float8 := 0;
+//   BEGIN
+//     INSERT INTO "auth_attempts" (key) VALUES (p_key) ON CONFLICT (key) DO NOTHING;
+//     SELECT * INTO state FROM "auth_attempts" WHERE key = p_key FOR UPDATE;
+//     SELECT coalesce(jsonb_object_agg(lease.ticket, lease.lease_end), '{}') INTO v_leases
+//       FROM jsonb_each(state.leases) AS lease(ticket, lease_end) WHERE lease.lease_end::float8 > now_ms;
+//     v_failures := CASE WHEN state.failures > 0 AND now_ms >= state.forget_at THEN 0 ELSE state.failures END;
+//     IF NOT v_leases ? p_ticket THEN
+//       IF state.blocked_until > now_ms THEN
+//         wait := state.blocked_until - now_ms;
+//       ELSIF (SELECT count(*) FROM jsonb_object_keys(v_leases)) >= greatest(1, p_free - v_failures) THEN
+//         wait := p_in_flight_retry;
+//       END IF;
+//     END IF;
+//     IF wait = 0 THEN v_leases := v_leases || jsonb_build_object(p_ticket, now_ms + p_lease); END IF;
+//     UPDATE "auth_attempts" SET leases = v_leases, failures = v_failures,
+//       expires_at = greatest(state.expires_at, state.forget_at, CASE WHEN wait = 0 THEN now_ms + p_lease ELSE 0 END)
+//     WHERE key = p_key;
+//     RETURN wait;
+//   END
+//   $reserve$;
+//   CREATE OR REPLACE FUNCTION "auth_attempts_settle"(p_key text, p_ticket text, p_outcome text, p_free integer, p_block float8, p_max_block float8, p_forget_after float8)
+//   RETURNS float8 LANGUAGE plpgsql AS $settle$
+//   DECLARE
+//     now_ms float8 := extract(epoch from clock_timestamp()) * 1000;
+//     state "auth_attempts"%ROWTYPE;
+//     v_failures integer;
+//     v_blocked_until float8;
+//     block float8 := 0;
+//   BEGIN
+//     IF p_outcome = 'failure' THEN INSERT INTO "auth_attempts" (key) VALUES (p_key) ON CONFLICT (key) DO NOTHING; END IF;
+//     SELECT * INTO state FROM "auth_attempts" WHERE key = p_key FOR UPDATE;
+//     IF NOT FOUND THEN RETURN 0; END IF;
+//     IF p_outcome = 'success' THEN
+//       UPDATE "auth_attempts" SET leases = leases - p_ticket, failures = 0, blocked_until = 0, forget_at = 0 WHERE key = p_key;
+//     ELSIF p_outcome = 'cancel' THEN
+//       UPDATE "auth_attempts" SET leases = leases - p_ticket WHERE key = p_key;
+//     ELSE
+//       v_failures := CASE WHEN state.failures > 0 AND now_ms >= state.forget_at THEN 0 ELSE state.failures END + 1;
+//       v_blocked_until := state.blocked_until;
+//       IF v_failures >= p_free THEN
+//         block := CASE WHEN v_failures - p_free >= 31 THEN p_max_block ELSE least(p_block * 2 ^ (v_failures - p_free), p_max_block) END;
+//         v_blocked_until := now_ms + block;
+//       END IF;
+//       UPDATE "auth_attempts" SET leases = leases - p_ticket, failures = v_failures, blocked_until = v_blocked_until,
+//         forget_at = greatest(v_blocked_until, now_ms) + p_forget_after,
+//         expires_at = greatest(state.expires_at, greatest(v_blocked_until, now_ms) + p_forget_after)
+//       WHERE key = p_key;
+//     END IF;
+//     RETURN block;
+//   END
+//   $settle$;
 // postgres-schema:end
 import pg from 'pg'
-import { createPostgresSchema, PostgresAccountStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
 export async function postgresStores (connectionString: string, logError: StoreLogger): Promise<ServerStores> {
@@ -60,6 +128,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
   return {
     accounts,
     sessions: new PostgresSessionStore({ pool }),
+    attempts: new PostgresAttemptStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }

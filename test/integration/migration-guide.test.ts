@@ -182,7 +182,7 @@ function djangoCheckPassword (password: string, encoded: string): boolean {
 /** The guide's store for `name` ('django' or 'rails'), built from its line exactly as written. */
 function guideStore (name: 'django' | 'rails', pool: unknown): PostgresAccountStore {
   const line = docBlock(MOVING_IN_GUIDE, 'keep-hashes').split('\n').find((text) => text.startsWith(`const ${name} = `))!
-  // eslint-disable-next-line no-new-func, @typescript-eslint/no-implied-eval
+  // eslint-disable-next-line no-new-func
   return new Function('PostgresAccountStore', 'pool', `${line}; return ${name}`)(PostgresAccountStore, pool)
 }
 

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresSessionStore, sessionsTableSql } from '../../lib/stores/postgres/index.js'
-import { accountStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
+import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresSessionStore, sessionsTableSql } from '../../lib/stores/postgres/index.js'
+import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
 import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
@@ -19,6 +19,12 @@ t.test('PostgreSQL stores keep the store contract', { skip: postgresUnavailable 
       create: async (namespace) => {
         await createPostgresSchema(pool, { accountsTable: `${namespace}_accounts`, sessionsTable: namespace })
         return new PostgresSessionStore({ pool, table: namespace })
+      }
+    }),
+    ...attemptStoreContract({
+      create: async (namespace) => {
+        await createPostgresSchema(pool, { accountsTable: `${namespace}_accounts`, sessionsTable: `${namespace}_sessions`, attemptsTable: namespace })
+        return new PostgresAttemptStore({ pool, table: namespace })
       }
     })
   ]
@@ -100,4 +106,26 @@ t.test('a sessions table from before authenticated_at is upgraded by its DDL, an
   const state = await new PostgresSessionStore({ pool }).get('old')
   t.equal(state?.accountId, 'a1')
   t.ok(state !== null && Math.abs(state.authenticatedAt - Date.now()) < 5000, 'the column\'s default: the moment of the upgrade, a conservative stand-in')
+})
+
+t.test('attempt rows with nothing left to count are pruned; blocked and remembered ones stay', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'attempts_prune')
+  await createPostgresSchema(pool)
+  const store = new PostgresAttemptStore({ pool, pruneIntervalMs: 60_000 })
+  const policy = { freeFailures: 2, blockMs: 60_000, maxBlockMs: 60_000, leaseMs: 100, forgetAfterMs: 150 }
+  let tickets = 0
+  const attempt = async (key: string, outcome: 'success' | 'failure') => {
+    const ticket = `${key}-${++tickets}`
+    t.ok((await store.reserve(key, ticket, policy)).granted, `${ticket} granted`)
+    return await store.settle(key, ticket, outcome, policy)
+  }
+  await store.reserve('abandoned', 'ticket', policy) // never settled: its lease runs out
+  t.equal(await attempt('forgotten', 'failure'), 0, 'one failure: no block')
+  t.equal(await attempt('blocked', 'failure'), 0)
+  t.equal(await attempt('blocked', 'failure'), 60_000, 'the second failure starts the block, and settle says so')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(await store.prune(), 2, 'the abandoned reservation and the forgotten failure')
+  const { rows } = await pool.query('SELECT key FROM auth_attempts ORDER BY key')
+  t.same(rows, [{ key: 'blocked' }])
+  t.notOk((await store.reserve('blocked', 'again', policy)).granted, 'still blocked')
 })

@@ -1,8 +1,9 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { MemoryAttemptStore, type AttemptOutcome, type AttemptStore, type ThrottlePolicy } from '../../lib/index.js'
+import { createPostgresSchema, PostgresAttemptStore } from '../../lib/stores/postgres/index.js'
 import { RedisAttemptStore } from '../../lib/stores/redis/index.js'
 import { admit, afterOutcome, NO_COUNTS } from '../../lib/throttle/rules.js'
-import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
+import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const POLICY: ThrottlePolicy = { freeFailures: 2, blockMs: 300, maxBlockMs: 700, leaseMs: 250, forgetAfterMs: 600 }
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
@@ -40,6 +41,15 @@ const SCRIPT: Step[] = [
   { reserve: 'o' }, { settle: 'o', outcome: 'failure' }, { sleep: 650 }, { reserve: 'p' }, { reserve: 'q' }
 ]
 
+const EXPECTED = [
+  'granted', 'granted', 'denied', 'denied', // a, b, c in flight, d blocked
+  'granted', 'granted', 'denied', 'denied', // e, e again, f in flight, g blocked twice as long
+  'granted', 'denied', // h after the block, i blocked (capped)
+  'granted', // j after the block, then success
+  'granted', 'granted', 'denied', 'granted', // k, l, m full, n after k's cancel
+  'granted', 'granted', 'granted' // o after the leases ran out; p, q after o's failure was forgotten
+]
+
 async function run (store: AttemptStore, step: Step): Promise<string> {
   if ('reserve' in step) {
     const reservation = await store.reserve('key', step.reserve, POLICY)
@@ -49,27 +59,31 @@ async function run (store: AttemptStore, step: Step): Promise<string> {
   return ''
 }
 
+/** Runs SCRIPT on the memory store and `other` side by side: same answers, waits within 50 ms. */
+async function compare (t: Test, other: AttemptStore, name: string): Promise<string[]> {
+  const memory = new MemoryAttemptStore()
+  const answers: string[] = []
+  for (const step of SCRIPT) {
+    if ('sleep' in step) { await sleep(step.sleep); continue }
+    const [fromMemory, fromOther] = [await run(memory, step), await run(other, step)]
+    const [memoryWait, otherWait] = [Number(fromMemory.split(' ')[1] ?? 0), Number(fromOther.split(' ')[1] ?? 0)]
+    t.ok(fromMemory.split(' ')[0] === fromOther.split(' ')[0] && Math.abs(memoryWait - otherWait) < 50,
+      `${JSON.stringify(step)}: memory "${fromMemory}", ${name} "${fromOther}"`)
+    if ('reserve' in step) answers.push(fromMemory.split(' ')[0]!)
+  }
+  return answers
+}
+
+t.test('the memory store and the PostgreSQL functions answer one sequence alike', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'rules')
+  await createPostgresSchema(pool)
+  t.same((await compare(t, new PostgresAttemptStore({ pool }), 'PostgreSQL')).join(','), EXPECTED.join(','))
+})
+
 t.test('the memory store and the Redis scripts answer one sequence alike', { skip: redisUnavailable }, async (t) => {
   const client = redisClient(t)
   const prefix = `test:${process.pid}:${Date.now().toString(36)}:rules:`
   t.teardown(async () => { await deleteKeys(client, prefix) })
-  const memory = new MemoryAttemptStore()
-  const redis = new RedisAttemptStore({ client, prefix })
-  const answers: string[] = []
-  for (const step of SCRIPT) {
-    if ('sleep' in step) { await sleep(step.sleep); continue }
-    const [fromMemory, fromRedis] = [await run(memory, step), await run(redis, step)]
-    const [memoryWait, redisWait] = [Number(fromMemory.split(' ')[1] ?? 0), Number(fromRedis.split(' ')[1] ?? 0)]
-    t.ok(fromMemory.split(' ')[0] === fromRedis.split(' ')[0] && Math.abs(memoryWait - redisWait) < 50,
-      `${JSON.stringify(step)}: memory "${fromMemory}", Redis "${fromRedis}"`)
-    if ('reserve' in step) answers.push(fromMemory.split(' ')[0]!)
-  }
-  t.same(answers.join(','), [
-    'granted', 'granted', 'denied', 'denied', // a, b, c in flight, d blocked
-    'granted', 'granted', 'denied', 'denied', // e, e again, f in flight, g blocked twice as long
-    'granted', 'denied', // h after the block, i blocked (capped)
-    'granted', // j after the block, then success
-    'granted', 'granted', 'denied', 'granted', // k, l, m full, n after k's cancel
-    'granted', 'granted', 'granted' // o after the leases ran out; p, q after o's failure was forgotten
-  ].join(','))
+  const answers = await compare(t, new RedisAttemptStore({ client, prefix }), 'Redis')
+  t.same(answers.join(','), EXPECTED.join(','))
 })

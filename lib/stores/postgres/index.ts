@@ -1,5 +1,6 @@
 /** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
 import { accountsTableSql } from './accounts-ddl.js'
+import { attemptsTableSql } from './attempts.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
 
@@ -8,6 +9,7 @@ export type {
   PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
 } from './account-mapping.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
+export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
 export type { Queryable } from './sql.js'
 
@@ -16,10 +18,14 @@ export type { Queryable } from './sql.js'
  * several instances start at once: the statements run as one implicit transaction (one simple query)
  * under an advisory lock, since concurrent CREATE TABLE IF NOT EXISTS can otherwise fail on PostgreSQL's catalog.
  */
-export async function createPostgresSchema (pool: Queryable, { accountsTable, sessionsTable }: { accountsTable?: string, sessionsTable?: string } = {}): Promise<void> {
+export async function createPostgresSchema (
+  pool: Queryable,
+  { accountsTable, sessionsTable, attemptsTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string } = {}
+): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
 ${accountsTableSql(accountsTable)}
-${sessionsTableSql(sessionsTable)}`
+${sessionsTableSql(sessionsTable)}
+${attemptsTableSql(attemptsTable)}`
   })
 }
