@@ -58,6 +58,16 @@ export type AuthEventDetails =
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
   | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean }
+  /**
+   * ForgotPassword, after its answer: a reset message went out (`sent`), or none did and why. The same
+   * 202 was answered in every case.
+   */
+  | { type: 'password.reset_requested', email: string, accountId?: string, outcome: 'sent' | 'unknown_account' | 'inactive_account' | 'limited' }
+  /** ResetPassword set a new password: every session of the account ended. */
+  | { type: 'password.reset', accountId: string, email: string }
+  | { type: 'password.reset_failed', reason: 'invalid_token' | 'conflict', accountId?: string }
+  /** A message for `deliver` was lost: `deliver` threw or hung, or too many were waiting. Never retried. */
+  | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
 
@@ -92,7 +102,11 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'session.reuse_detected': 'warn',
   'session.reauthenticated': 'info',
   'session.reauthentication_failed': 'info',
-  'session.ended': 'info'
+  'session.ended': 'info',
+  'password.reset_requested': 'info',
+  'password.reset': 'info',
+  'password.reset_failed': 'info',
+  'message.failed': 'warn'
 }
 
 /**

@@ -30,6 +30,7 @@ export { hashPassword, type HashingStats } from './password/hasher.js'
 export { MemoryAccountStore, type NewAccount } from './stores/memory/accounts.js'
 export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
+export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
@@ -45,6 +46,6 @@ export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, RefreshFailureReason
 } from './events.js'
 export type {
-  AccountFields, AccountStore, AttemptOutcome, AttemptStore, NewSession, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
+  AccountFields, AccountStore, AttemptOutcome, AttemptStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
   SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, ThrottlePolicy
 } from './stores/types.js'

@@ -34,7 +34,11 @@ import { createPasswordPolicy } from './password/policy.js'
 import { createErrorHandler, createProblemHeaders, createProblemSender, sendUnavailable } from './http/problem.js'
 import { createRefreshCookie } from './session/refresh-cookie.js'
 import { RefreshTokens } from './session/refresh-tokens.js'
+import { createOutbox } from './messages/outbox.js'
+import { MailLimit } from './messages/mail-limit.js'
 import { registerChangePassword } from './routes/change-password.js'
+import { registerForgotPassword } from './routes/forgot-password.js'
+import { registerResetPassword } from './routes/reset-password.js'
 import type { RouteContext } from './routes/context.js'
 import { registerJwks } from './routes/jwks.js'
 import { registerLogin } from './routes/login.js'
@@ -50,6 +54,7 @@ import { DeviceTokens } from './throttle/device-tokens.js'
 import { createKnownDevices, deviceCookieName } from './throttle/known-devices.js'
 import { AccessTokens } from './tokens/access-tokens.js'
 import { purposeKey } from './tokens/keys.js'
+import { OneTimeTokens } from './tokens/one-time-tokens.js'
 import { validatorCompiler } from './http/validation.js'
 
 /**
@@ -123,6 +128,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const cookie = config.refresh.cookie === undefined ? undefined : createRefreshCookie(config.refresh.cookie, fullPrefix)
   const knownDevices = createKnownDevices(new DeviceTokens(config.keys, config.deviceTtl),
     config.refresh.cookie === undefined ? undefined : createRefreshCookie(deviceCookieName(config.refresh.cookie), fullPrefix))
+  const attemptKey = purposeKey(config.keys[0]!, 'attempt-key')
+  const throttle = new AttemptThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall, attemptKey)
   const context: RouteContext = {
     cookie,
     accounts,
@@ -133,12 +140,21 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     checkPassword: createPasswordCheck({
       accounts,
       hasher,
-      throttle: new AttemptThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall, purposeKey(config.keys[0]!, 'attempt-key')),
+      throttle,
       storeCall,
       emit,
       dummyHash: await hasher.createDummyHash()
     }),
     knownDevices,
+    throttle,
+    outbox: createOutbox(config.deliver, emit, fastify.log),
+    passwordReset: config.passwordReset === undefined
+      ? undefined
+      : {
+          tokens: new OneTimeTokens(config.oneTimeTokens, config.keys[0]!, storeCall),
+          mailLimit: new MailLimit(config.attempts, config.mailLimit, storeCall, attemptKey),
+          ttlMs: config.passwordReset.ttlMs
+        },
     storeCall,
     emit,
     refresh: config.refresh.enabled,
@@ -191,6 +207,10 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       registerChangePassword(app, context)
       // A password check like Login's: the same per-IP limit and load shedding.
       if (config.sessionRoutes) registerReauthenticate(app, context)
+      if (context.passwordReset !== undefined) {
+        registerForgotPassword(app, context)
+        registerResetPassword(app, context)
+      }
     })
 
     if (config.refresh.enabled) {

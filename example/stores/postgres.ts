@@ -1,5 +1,6 @@
 // Accounts (and, without Redis, sessions and attempt counters) in PostgreSQL. The tables are created at start if missing
-// (the DDL of accountsTableSql(), sessionsTableSql() and attemptsTableSql(); test/postgres-docs.test.ts keeps this copy equal):
+// (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql() and oneTimeTokensTableSql(); test/postgres-docs.test.ts keeps
+// this copy equal):
 //
 // postgres-schema:begin
 //   CREATE TABLE IF NOT EXISTS "auth_accounts" (
@@ -108,6 +109,16 @@
 //     RETURN block;
 //   END
 //   $settle$;
+//   CREATE TABLE IF NOT EXISTS "auth_one_time_tokens" (
+//     slot text PRIMARY KEY,
+//     hash text NOT NULL,
+//     purpose text NOT NULL,
+//     account_id text NOT NULL,
+//     email text NOT NULL,
+//     credential_version integer NOT NULL,
+//     expires_at timestamptz NOT NULL
+//   );
+//   CREATE INDEX IF NOT EXISTS "auth_one_time_tokens_expires_idx" ON "auth_one_time_tokens" (expires_at);
 // postgres-schema:end
 import pg from 'pg'
 import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'

@@ -1,4 +1,4 @@
-import { Type, type TProperties } from '@sinclair/typebox'
+import { Type, type TObject, type TProperties } from '@sinclair/typebox'
 import { EMAIL_PATTERN } from '../stores/email.js'
 import { WELL_FORMED_PATTERN } from '../password/hasher.js'
 
@@ -41,23 +41,34 @@ export const ChangePasswordBody = Type.Object({
 })
 
 /**
- * ChangePassword as documented: newPassword carries the policy's lengths. JSON Schema counts code
- * points, as the policy does (after NFC); the policy, not the validator, enforces them, so a password
- * outside them gets 400 FST_PWAUTH_WEAK_PASSWORD with reasons, as the contract says.
+ * ChangePassword or ResetPassword as documented: newPassword carries the policy's lengths. JSON Schema
+ * counts code points, as the policy does (after NFC); the policy, not the validator, enforces them, so a
+ * password outside them gets 400 FST_PWAUTH_WEAK_PASSWORD with reasons, as the contract says.
  */
-export function documentedChangePasswordBody ({ minLength, maxLength }: { minLength: number, maxLength: number }) {
+export function withDocumentedNewPassword<T extends TProperties> (body: TObject<T>, { minLength, maxLength }: { minLength: number, maxLength: number }) {
   return Type.Object({
-    ...ChangePasswordBody.properties,
+    ...body.properties,
     newPassword: Type.String({
       minLength,
       maxLength,
       pattern: WELL_FORMED_PATTERN,
       description: `The new password: ${minLength} to ${maxLength} Unicode code points after NFC normalisation (and at most ` +
-        `${MAX_PASSWORD_INPUT} UTF-16 code units), not the current password, not containing the e-mail's local part. ` +
-        'Outside the lengths: 400 FST_PWAUTH_WEAK_PASSWORD with reasons.'
+        `${MAX_PASSWORD_INPUT} UTF-16 code units), not the current password, not containing the e-mail's local part, ` +
+        'not on the built-in list of common passwords. Otherwise: 400 FST_PWAUTH_WEAK_PASSWORD with reasons.'
     })
   })
 }
+
+export const ForgotPasswordBody = Type.Object({
+  email: Type.String({ pattern: EMAIL_PATTERN, description: 'The account\'s e-mail address; every address gets the same answer.', examples: ['ada@example.com'] })
+})
+
+/** The input rules of ResetPassword: what its validator checks. */
+export const ResetPasswordBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 1024, description: 'The token of the reset link the e-mail carried.' }),
+  newPassword: password('The new password; must satisfy the password policy.'),
+  confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+})
 
 export const MAX_REFRESH_TOKEN = 1024
 

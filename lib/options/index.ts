@@ -7,7 +7,9 @@ import type { PasswordPolicyOptions, ResolvedPasswordPolicy } from '../password/
 import { resolveReauthMaxAge, resolveRefresh, type RefreshOptions, type ResolvedRefresh } from '../session/options.js'
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import { MemorySessionStore } from '../stores/memory/sessions.js'
-import type { AccountStore, AttemptStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
+import type { DeliverMessage } from '../messages/outbox.js'
+import { MemoryOneTimeTokenStore } from '../stores/memory/one-time-tokens.js'
+import type { AccountStore, AttemptStore, OneTimeTokenStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
 import { resolveDeviceTtl, resolveRateLimit, resolveThrottle, type RateLimitOptions, type ThrottleOptions } from '../throttle/options.js'
 import type { AccessTokenConfig } from '../tokens/access-tokens.js'
 import type { ResolvedKey } from '../tokens/keys.js'
@@ -62,6 +64,20 @@ export interface PasswordAuthOptions {
   sessionRoutes?: boolean
   /** Seconds a password proof counts as recent for ending sessions (default 300). */
   reauthMaxAge?: number
+  /**
+   * Sends the plugin's messages (a reset link, "your password was changed"): called after the answer,
+   * from a bounded queue; what it throws is logged and reported, never retried. Links are yours to build
+   * from your own configured address.
+   */
+  deliver?: DeliverMessage
+  /** POST /ForgotPassword and POST /ResetPassword (default false); needs `deliver`. */
+  passwordReset?: boolean
+  /** Seconds a reset token lives (default 1800). */
+  resetTtl?: number
+  /** Messages per address per hour, over every route that sends one (default 5); above it nothing is sent, silently. */
+  mailLimit?: number
+  /** One-time tokens (reset links); default in memory (share one store between instances). */
+  oneTimeTokens?: OneTimeTokenStore
 }
 
 export interface ResolvedOptions {
@@ -90,11 +106,16 @@ export interface ResolvedOptions {
   decorators: ResolvedDecorators
   sessionRoutes: boolean
   reauthMaxAge: number
+  deliver: DeliverMessage | undefined
+  /** Reset tokens' lifetime in ms, when ForgotPassword and ResetPassword are on. */
+  passwordReset: { ttlMs: number } | undefined
+  mailLimit: number
+  oneTimeTokens: OneTimeTokenStore
 }
 
 const OPTION_KEYS = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
-  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge'
+  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
@@ -103,7 +124,8 @@ const RENAMED = { revocations: 'sessions' }
 const STORE_METHODS = {
   accounts: ['findByEmail', 'findById', 'updatePasswordHash'],
   sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
-  attempts: ['reserve', 'settle']
+  attempts: ['reserve', 'settle'],
+  oneTimeTokens: ['put', 'find', 'consume']
 } as const
 
 function checkStore (name: keyof typeof STORE_METHODS, store: unknown): void {
@@ -121,6 +143,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   checkStore('accounts', options.accounts)
   if (options.sessions !== undefined) checkStore('sessions', options.sessions)
   if (options.attempts !== undefined) checkStore('attempts', options.attempts)
+  if (options.oneTimeTokens !== undefined) checkStore('oneTimeTokens', options.oneTimeTokens)
 
   const { prefix = '/Auth', realm = PLUGIN_NAME, storeTimeout = 2000, onEvent } = options
   checkPath(prefix, 'prefix', true)
@@ -130,6 +153,12 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   const { sessionRoutes = false, upgradeHashes = true } = options
   assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
   assert(typeof upgradeHashes === 'boolean', 'upgradeHashes must be true or false')
+  const { deliver, passwordReset = false, resetTtl = 1800, mailLimit = 5 } = options
+  assert(deliver === undefined || typeof deliver === 'function', 'deliver must be a function (message) => void | Promise<void>')
+  assert(typeof passwordReset === 'boolean', 'passwordReset must be true or false')
+  assert(!passwordReset || deliver !== undefined, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
+  assert(isInteger(resetTtl, 1, 86_400), 'resetTtl must be a whole number of seconds from 1 to 86400')
+  assert(isInteger(mailLimit, 1, 1000), 'mailLimit must be a whole number from 1 to 1000')
   const { params, pepper } = resolveArgon2(options.argon2)
   const jwt = resolveJwt(options.jwt)
 
@@ -154,6 +183,10 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     onEvent,
     decorators: resolveDecorators(group(options.decorators, DECORATOR_OPTION_KEYS, 'decorators')),
     sessionRoutes,
-    reauthMaxAge: resolveReauthMaxAge(options.reauthMaxAge)
+    reauthMaxAge: resolveReauthMaxAge(options.reauthMaxAge),
+    deliver,
+    passwordReset: passwordReset ? { ttlMs: resetTtl * 1000 } : undefined,
+    mailLimit,
+    oneTimeTokens: options.oneTimeTokens ?? new MemoryOneTimeTokenStore()
   }
 }

@@ -33,8 +33,8 @@ export interface PasswordPolicy {
   /** Code points after NFC; the ChangePassword schema documents them. */
   minLength: number
   maxLength: number
-  /** The policy's objections to `newPassword`; empty when it passes. No composition rules, by design. */
-  evaluate (newPassword: string, currentPassword: string, email: string): Promise<WeakPasswordReason[]>
+  /** The policy's objections to `newPassword` (`same_as_current` only when there is a current password); empty when it passes. */
+  evaluate (newPassword: string, currentPassword: string | undefined, email: string): Promise<WeakPasswordReason[]>
 }
 
 export function createPasswordPolicy ({ minLength, maxLength, common, check }: ResolvedPasswordPolicy): PasswordPolicy {
@@ -49,7 +49,7 @@ export function createPasswordPolicy ({ minLength, maxLength, common, check }: R
       const length = codePointLength(candidate)
       if (length < minLength) reasons.push('too_short')
       if (length > maxLength) reasons.push('too_long')
-      if (candidate === normalizePassword(currentPassword)) reasons.push('same_as_current')
+      if (currentPassword !== undefined && candidate === normalizePassword(currentPassword)) reasons.push('same_as_current')
       const local = localPart(email)
       if (codePointLength(local) >= 4 && candidate.toLowerCase().includes(local)) reasons.push('contains_email')
       // The list and an outside check are only worth asking about a password of acceptable length;

@@ -3,19 +3,19 @@ import type { FastifyInstance } from 'fastify'
 import { normalizeEmail } from '../stores/email.js'
 import { requestError } from '../errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { ChangePasswordBody, documentedChangePasswordBody } from '../http/schemas.js'
+import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
       summary: 'Change the account password',
       description: 'Authenticated by e-mail address and current password (no bearer token). Every token issued before the change stops working and every session of the account ends.',
       tags: ['Auth'],
-      body: documentedChangePasswordBody(policy),
+      body: withDocumentedNewPassword(ChangePasswordBody, policy),
       response: {
         204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
         ...problemResponses([
@@ -56,6 +56,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     // The new credential version already rejects every earlier token; ending the sessions tidies up the
     // host's session list, so a store failure here does not undo the change.
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
+    outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
     return await reply.code(204).send(null)
   })
 }

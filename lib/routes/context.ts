@@ -6,7 +6,11 @@ import type { RefreshCookie } from '../session/refresh-cookie.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore } from '../stores/types.js'
+import type { MailLimit } from '../messages/mail-limit.js'
+import type { Outbox } from '../messages/outbox.js'
+import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
+import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 
 /** What the route handlers share, built once at registration. */
@@ -17,6 +21,7 @@ export interface RouteContext {
   hasher: PasswordHasher
   policy: PasswordPolicy
   checkPassword: CheckPassword
+  throttle: AttemptThrottle
   knownDevices: KnownDevices
   storeCall: StoreCall
   emit: EmitEvent
@@ -26,6 +31,10 @@ export interface RouteContext {
   refresh: boolean
   /** Seconds a password proof counts as recent for ending sessions. */
   reauthMaxAge: number
+  /** Messages for the host's `deliver` (a no-op without one). */
+  outbox: Outbox
+  /** ForgotPassword and ResetPassword, when on. */
+  passwordReset: { tokens: OneTimeTokens, mailLimit: MailLimit, ttlMs: number } | undefined
   /** Cookie mode: where the refresh token travels instead of the body. */
   cookie: RefreshCookie | undefined
 }

@@ -201,3 +201,30 @@ export interface AttemptStore {
    */
   settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number | void>
 }
+
+/**
+ * What a one-time token (a password-reset link now; e-mail verification and second-factor challenges
+ * later) stands for. The token itself never reaches a store: only its keyed hash does.
+ */
+export interface OneTimeToken {
+  /** What the token may be used for, e.g. 'password_reset'; a token of another purpose is unknown. */
+  purpose: string
+  accountId: string
+  /** The account's normalised e-mail when the token was issued: a change of address kills the token. */
+  email: string
+  /** The account's credential version when the token was issued: a password change kills the token. */
+  credentialVersion: number
+}
+
+/**
+ * One-time tokens, one per `slot` (the plugin derives a slot per account and purpose, so a new token
+ * replaces the account's earlier one). Every method is atomic; times are the store's own clock.
+ */
+export interface OneTimeTokenStore {
+  /** Puts a token (its keyed `hash`) in `slot`, replacing whatever the slot held; it lives `ttlMs`. */
+  put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void>
+  /** The live token in `slot` if its hash is `hash` and its purpose `purpose`; nothing changes. */
+  find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+  /** Removes and resolves that same token: of concurrent callers exactly one gets it, the others null. */
+  consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+}

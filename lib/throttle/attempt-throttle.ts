@@ -59,7 +59,7 @@ export class AttemptThrottle {
    * how many seconds that counter is blocked for (503 if the store fails).
    */
   async begin (request: FastifyRequest, email: string, deviceId: string | null): Promise<Attempt | { retryAfter: number }> {
-    const key = deviceId === null ? createHmac('sha256', this.#keyMac).update(email).digest('base64url') : `device.${deviceId}`
+    const key = deviceId === null ? this.#emailKey(email) : `device.${deviceId}`
     const ticket = randomUUID()
     const settle = async (outcome: AttemptOutcome): Promise<number> => {
       const blockMs = await this.#storeCall(request.log, 'attempts.settle', async () => await this.#store.settle(key, ticket, outcome, this.policy))
@@ -78,5 +78,14 @@ export class AttemptThrottle {
     }
     if (!reservation.granted) return { retryAfter: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
     return { settle, startBy: reservedAt + this.policy.leaseMs / 2 }
+  }
+
+  /** Forgets the e-mail's failures and lifts its block, as a successful login does (after a password reset). */
+  async reset (request: FastifyRequest, email: string): Promise<void> {
+    await this.#storeCall(request.log, 'attempts.settle', async () => await this.#store.settle(this.#emailKey(email), randomUUID(), 'success', this.policy))
+  }
+
+  #emailKey (email: string): string {
+    return createHmac('sha256', this.#keyMac).update(email).digest('base64url')
   }
 }

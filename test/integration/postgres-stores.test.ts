@@ -1,6 +1,8 @@
 import t from 'tap'
-import { accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresSessionStore, sessionsTableSql } from '../../lib/stores/postgres/index.js'
-import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
+import {
+  accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresOneTimeTokenStore, PostgresSessionStore, sessionsTableSql
+} from '../../lib/stores/postgres/index.js'
+import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, oneTimeTokenStoreContract, sessionStoreContract } from '../../lib/testing/index.js'
 import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
@@ -25,6 +27,12 @@ t.test('PostgreSQL stores keep the store contract', { skip: postgresUnavailable 
       create: async (namespace) => {
         await createPostgresSchema(pool, { accountsTable: `${namespace}_accounts`, sessionsTable: `${namespace}_sessions`, attemptsTable: namespace })
         return new PostgresAttemptStore({ pool, table: namespace })
+      }
+    }),
+    ...oneTimeTokenStoreContract({
+      create: async (namespace) => {
+        await createPostgresSchema(pool, { accountsTable: `${namespace}_a`, sessionsTable: `${namespace}_s`, attemptsTable: `${namespace}_t`, oneTimeTokensTable: namespace })
+        return new PostgresOneTimeTokenStore({ pool, table: namespace })
       }
     })
   ]

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { RedisAttemptStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
-import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, sessionStoreContract } from '../../lib/testing/index.js'
+import { RedisAttemptStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
+import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, oneTimeTokenStoreContract, sessionStoreContract } from '../../lib/testing/index.js'
 import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const PREFIX = `test:${process.pid}:${Date.now().toString(36)}:`
@@ -17,7 +17,8 @@ t.test('Redis stores keep the store contract', { skip: redisUnavailable }, async
   t.teardown(async () => { await deleteKeys(client, PREFIX) })
   const checks = [
     ...sessionStoreContract({ create: async (namespace) => new RedisSessionStore({ client, prefix: `${PREFIX}${namespace}:` }) }),
-    ...attemptStoreContract({ create: async (namespace) => new RedisAttemptStore({ client, prefix: `${PREFIX}${namespace}:` }) })
+    ...attemptStoreContract({ create: async (namespace) => new RedisAttemptStore({ client, prefix: `${PREFIX}${namespace}:` }) }),
+    ...oneTimeTokenStoreContract({ create: async (namespace) => new RedisOneTimeTokenStore({ client, prefix: `${PREFIX}${namespace}:` }) })
   ]
   for (const check of checks) await t.test(check.name, check.run)
 })

@@ -1,3 +1,4 @@
 /** Redis-backed stores (`fastify-password-auth/redis`); needs the optional peer dependency ioredis. */
 export { RedisAttemptStore, type RedisAttemptStoreOptions } from './attempts.js'
 export { RedisSessionStore, type RedisSessionStoreOptions } from './sessions.js'
+export { RedisOneTimeTokenStore, type RedisOneTimeTokenStoreOptions } from './one-time-tokens.js'

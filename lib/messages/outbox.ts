@@ -1,0 +1,80 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { EmitEvent } from '../events.js'
+
+/** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
+export interface PasswordAuthMessage {
+  type: 'password_reset' | 'password_changed'
+  /** The account's normalised e-mail address. */
+  to: string
+  /** The one-time token to put in a link (password_reset). Reaches `deliver` and nothing else. */
+  token?: string
+  /** Epoch milliseconds the token dies at. */
+  expiresAt?: number
+  accountId?: string
+}
+
+export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>
+
+/** Messages waiting for `deliver` at most (beyond them a message is dropped, with an event). */
+const MAX_PENDING = 1000
+/** `deliver` calls at once. */
+const CONCURRENCY = 4
+/** A `deliver` call that has not settled by then counts as failed and frees its place. */
+const DELIVER_TIMEOUT_MS = 30_000
+
+export interface Outbox {
+  /**
+   * Runs `job` once the response has been sent, so neither its store calls nor its delivery shows in the
+   * answer's timing. Errors are the job's to report; what escapes is logged.
+   */
+  afterResponse (reply: FastifyReply, job: () => Promise<void>): void
+  /** Hands a message to `deliver` through the bounded queue: never retried, never changing an answer. */
+  send (request: FastifyRequest | undefined, message: PasswordAuthMessage): void
+}
+
+export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEvent, log: FastifyBaseLogger): Outbox {
+  const waiting: Array<{ request: FastifyRequest | undefined, message: PasswordAuthMessage }> = []
+  let running = 0
+
+  const fail = (request: FastifyRequest | undefined, message: PasswordAuthMessage, reason: 'error' | 'timeout' | 'queue_full', err?: unknown): void => {
+    // The message holds a token: only its type and account are reported, never the message itself.
+    ;(request?.log ?? log).error({ messageType: message.type, err: err instanceof Error ? { message: err.message } : undefined },
+      `fastify-password-auth: a ${message.type} message was not delivered (${reason})`)
+    emit(request, { type: 'message.failed', messageType: message.type, accountId: message.accountId, reason })
+  }
+
+  const next = (): void => {
+    while (running < CONCURRENCY && waiting.length > 0) {
+      const { request, message } = waiting.shift()!
+      running++
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, DELIVER_TIMEOUT_MS) })
+      Promise.race([(async () => { await deliver!(message) })().then(() => 'sent' as const), timeout])
+        .then((outcome) => { if (outcome === 'timeout') fail(request, message, 'timeout') }, (err: unknown) => { fail(request, message, 'error', err) })
+        .finally(() => { clearTimeout(timer); running--; next() })
+    }
+  }
+
+  return {
+    afterResponse (reply, job) {
+      let started = false
+      const run = (): void => {
+        if (started) return
+        started = true
+        job().catch((err: unknown) => { reply.log.error({ err }, 'fastify-password-auth: work after the response failed') })
+      }
+      // Sent ('finish'), or the client went away first ('close'): the work is done either way.
+      if (reply.raw.writableFinished) setImmediate(run)
+      else reply.raw.once('finish', run).once('close', run)
+    },
+    send (request, message) {
+      if (deliver === undefined) return
+      if (waiting.length >= MAX_PENDING) {
+        fail(request, message, 'queue_full')
+        return
+      }
+      waiting.push({ request, message })
+      next()
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { requestError } from '../errors.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
+import { ResetPasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
+import { validateAs } from '../http/validation.js'
+import type { OneTimeToken, StoredAccount } from '../stores/types.js'
+import type { RouteContext } from './context.js'
+
+/**
+ * POST /ResetPassword: every check that can fail comes before the token is used up (a refused password
+ * does not burn the link); then one atomic consume (one winner among concurrent uses) and a
+ * compare-and-set of the hash that advances the credential version. Every session ends.
+ */
+export function registerResetPassword (app: FastifyInstance, context: RouteContext): void {
+  const { accounts, hasher, policy, sessionService, storeCall, emit, passwordReset, throttle, outbox } = context
+  const { tokens } = passwordReset!
+
+  /** The account a live token still stands for: same id, e-mail and credential version, and active. */
+  async function accountOf (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {
+    if (token === null) return null
+    const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(token.email))
+    const current = account !== null && account.active && account.id === token.accountId && account.credentialVersion === token.credentialVersion
+    return current ? account : null
+  }
+
+  function invalid (request: FastifyRequest, accountId?: string): Error {
+    emit(request, { type: 'password.reset_failed', reason: 'invalid_token', accountId })
+    return requestError('FST_PWAUTH_RESET_TOKEN_INVALID')
+  }
+
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/ResetPassword', {
+    schema: {
+      summary: 'Set a new password with the token of a reset link',
+      description: 'The token comes from the link of a password_reset message. Success ends every session of the account; it does not log in.',
+      tags: ['Auth'],
+      body: withDocumentedNewPassword(ResetPasswordBody, policy),
+      response: {
+        204: noContentResponse('The password is changed and every session of the account has ended.'),
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_RESET_TOKEN_INVALID', 'FST_PWAUTH_WEAK_PASSWORD',
+          'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+      }
+    },
+    validatorCompiler: validateAs(ResetPasswordBody)
+  }, async (request, reply) => {
+    const { token, newPassword, confirmNewPassword } = request.body
+    if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
+    const found = await tokens.find(request, token, 'password_reset')
+    const account = await accountOf(request, found)
+    if (account === null) throw invalid(request, found?.accountId)
+    const reasons = await policy.evaluate(newPassword, undefined, account.email)
+    if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
+
+    const newHash = await hasher.hash(newPassword)
+    if (await tokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
+    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+      id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
+    }))
+    if (!replaced) {
+      // The password changed since the lookup (a ChangePassword, another system): the token died with it.
+      emit(request, { type: 'password.reset_failed', reason: 'conflict', accountId: account.id })
+      throw requestError('FST_PWAUTH_RESET_TOKEN_INVALID')
+    }
+    emit(request, { type: 'password.reset', accountId: account.id, email: account.email })
+    // The new credential version already rejects every earlier token; these tidy up and may fail alone.
+    await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
+    await throttle.reset(request, account.email).catch(() => {})
+    outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
+    return await reply.code(204).send()
+  })
+}

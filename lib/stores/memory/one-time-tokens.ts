@@ -1,0 +1,40 @@
+import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+
+interface Entry { hash: string, token: Readonly<OneTimeToken>, expiresAt: number }
+
+const SWEEP_INTERVAL_MS = 60_000
+
+/** One-time tokens in process memory, for a single instance; expired ones are swept at most once a minute. */
+export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
+  readonly #slots = new Map<string, Entry>()
+  #nextSweep = 0
+
+  async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
+    const now = Date.now()
+    if (now >= this.#nextSweep) this.#sweep(now)
+    this.#slots.set(slot, { hash, token: Object.freeze({ ...token }), expiresAt: now + ttlMs })
+  }
+
+  async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    const entry = this.#live(slot, hash, purpose)
+    return entry === undefined ? null : { ...entry.token }
+  }
+
+  async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    // No await between the check and the delete: of concurrent callers one finds it.
+    const entry = this.#live(slot, hash, purpose)
+    if (entry === undefined) return null
+    this.#slots.delete(slot)
+    return { ...entry.token }
+  }
+
+  #live (slot: string, hash: string, purpose: string): Entry | undefined {
+    const entry = this.#slots.get(slot)
+    return entry !== undefined && entry.hash === hash && entry.token.purpose === purpose && entry.expiresAt > Date.now() ? entry : undefined
+  }
+
+  #sweep (now: number): void {
+    this.#nextSweep = now + SWEEP_INTERVAL_MS
+    for (const [slot, entry] of this.#slots) if (entry.expiresAt <= now) this.#slots.delete(slot)
+  }
+}

@@ -1,0 +1,77 @@
+import { baseName, prepare, quoteName, type Queryable, type Statement } from './sql.js'
+import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+
+export interface PostgresOneTimeTokenStoreOptions {
+  /** Your `pg` Pool; the store never connects or ends it. */
+  pool: Queryable
+  /** Table name, optionally schema-qualified (default 'auth_one_time_tokens'). */
+  table?: string
+  /** Expired rows are deleted at most this often, in the background of a put (default 60000 ms). */
+  pruneIntervalMs?: number
+}
+
+/** The DDL of the one-time tokens table: one row per slot, the token's keyed hash but never the token. */
+export function oneTimeTokensTableSql (table = 'auth_one_time_tokens'): string {
+  const name = quoteName(table)
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+  slot text PRIMARY KEY,
+  hash text NOT NULL,
+  purpose text NOT NULL,
+  account_id text NOT NULL,
+  email text NOT NULL,
+  credential_version integer NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expires_idx`)} ON ${name} (expires_at);`
+}
+
+const TOKEN = 'purpose, account_id AS "accountId", email, credential_version AS "credentialVersion"'
+const LIVE = 'slot = $1 AND hash = $2 AND purpose = $3 AND expires_at > now()'
+
+/** One-time tokens in PostgreSQL: each call is one statement, consume a DELETE … RETURNING (one winner). */
+export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
+  readonly #pool: Queryable
+  readonly #pruneIntervalMs: number
+  readonly #sql: Record<'put' | 'find' | 'consume' | 'prune', Statement>
+  #nextPrune = 0
+
+  constructor ({ pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 }: PostgresOneTimeTokenStoreOptions) {
+    const name = quoteName(table)
+    this.#pool = pool
+    this.#pruneIntervalMs = pruneIntervalMs
+    this.#sql = prepare({
+      put: `INSERT INTO ${name} (slot, hash, purpose, account_id, email, credential_version, expires_at)
+        VALUES ($1, $2, $3, $4, $5, $6, now() + $7::float8 * interval '1 millisecond')
+        ON CONFLICT (slot) DO UPDATE SET hash = EXCLUDED.hash, purpose = EXCLUDED.purpose, account_id = EXCLUDED.account_id,
+          email = EXCLUDED.email, credential_version = EXCLUDED.credential_version, expires_at = EXCLUDED.expires_at`,
+      find: `SELECT ${TOKEN} FROM ${name} WHERE ${LIVE}`,
+      consume: `DELETE FROM ${name} WHERE ${LIVE} RETURNING ${TOKEN}`,
+      prune: `DELETE FROM ${name} WHERE expires_at <= now()`
+    })
+  }
+
+  async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
+    this.#pruneNowAndThen()
+    await this.#pool.query({ ...this.#sql.put, values: [slot, hash, token.purpose, token.accountId, token.email, token.credentialVersion, ttlMs] })
+  }
+
+  async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    return (await this.#pool.query({ ...this.#sql.find, values: [slot, hash, purpose] })).rows[0] ?? null
+  }
+
+  async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    return (await this.#pool.query({ ...this.#sql.consume, values: [slot, hash, purpose] })).rows[0] ?? null
+  }
+
+  /** Deletes expired rows; resolves how many. */
+  async prune (): Promise<number> {
+    return (await this.#pool.query({ ...this.#sql.prune })).rowCount ?? 0
+  }
+
+  #pruneNowAndThen (): void {
+    const now = Date.now()
+    if (now < this.#nextPrune) return
+    this.#nextPrune = now + this.#pruneIntervalMs
+    this.prune().catch(() => {})
+  }
+}

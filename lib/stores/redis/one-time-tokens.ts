@@ -1,0 +1,68 @@
+import type { Cluster, Redis } from 'ioredis'
+import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+
+export interface RedisOneTimeTokenStoreOptions {
+  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
+  client: Redis | Cluster
+  /** Key prefix (default 'fastify-password-auth:one-time:'). */
+  prefix?: string
+}
+
+// One hash per slot (h: the token's keyed hash, p: purpose, a: account id, e: e-mail, v: credential
+// version), expiring with the token on Redis's clock. One key per call: Redis Cluster works.
+const PUT = `redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'h', ARGV[1], 'p', ARGV[2], 'a', ARGV[3], 'e', ARGV[4], 'v', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+return 1`
+const CONSUME = `local token = redis.call('HMGET', KEYS[1], 'h', 'p', 'a', 'e', 'v')
+if token[1] ~= ARGV[1] or token[2] ~= ARGV[2] then return false end
+redis.call('DEL', KEYS[1])
+return token`
+
+const PUT_COMMAND = 'fastifyPasswordAuthPutToken'
+const CONSUME_COMMAND = 'fastifyPasswordAuthConsumeToken'
+
+type Fields = [string | null, string | null, string | null, string | null, string | null]
+
+interface ScriptedClient {
+  [PUT_COMMAND]: (key: string, ...args: Array<string | number>) => Promise<number>
+  [CONSUME_COMMAND]: (key: string, hash: string, purpose: string) => Promise<Fields | null>
+  hmget: (key: string, ...fields: string[]) => Promise<Fields>
+}
+
+function tokenOf ([, purpose, accountId, email, version]: Fields): OneTimeToken {
+  return { purpose: purpose!, accountId: accountId!, email: email!, credentialVersion: Number(version) }
+}
+
+/** One-time tokens in Redis, shared by every instance; consume is one Lua script (one winner). */
+export class RedisOneTimeTokenStore implements OneTimeTokenStore {
+  readonly #client: ScriptedClient
+  readonly #prefix: string
+
+  constructor ({ client, prefix = 'fastify-password-auth:one-time:' }: RedisOneTimeTokenStoreOptions) {
+    if (typeof (client as unknown as Partial<ScriptedClient>)[PUT_COMMAND] !== 'function') {
+      client.defineCommand(PUT_COMMAND, { numberOfKeys: 1, lua: PUT })
+      client.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME })
+    }
+    this.#client = client as unknown as ScriptedClient
+    this.#prefix = prefix
+  }
+
+  async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
+    await this.#client[PUT_COMMAND](this.#key(slot), hash, token.purpose, token.accountId, token.email, token.credentialVersion, Math.max(1, Math.ceil(ttlMs)))
+  }
+
+  async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    const fields = await this.#client.hmget(this.#key(slot), 'h', 'p', 'a', 'e', 'v')
+    return fields[0] === hash && fields[1] === purpose ? tokenOf(fields) : null
+  }
+
+  async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    const fields = await this.#client[CONSUME_COMMAND](this.#key(slot), hash, purpose)
+    return fields === null ? null : tokenOf(fields)
+  }
+
+  #key (slot: string): string {
+    return `${this.#prefix}{${slot}}`
+  }
+}

@@ -1,0 +1,88 @@
+import { strict as assert } from 'node:assert'
+import { randomBytes } from 'node:crypto'
+import type { OneTimeToken, OneTimeTokenStore } from '../stores/types.js'
+import { sleep, uniqueNamespace, type ContractCheck } from './check.js'
+
+export interface OneTimeTokenStoreHarness {
+  /** A store over an empty namespace (table, key prefix…) of its own; two namespaces share nothing. */
+  create: (namespace: string) => Promise<OneTimeTokenStore>
+}
+
+const TTL = 60_000
+const random = (): string => randomBytes(32).toString('base64url')
+
+function token (overrides: Partial<OneTimeToken> = {}): OneTimeToken {
+  return { purpose: 'password_reset', accountId: 'account-1', email: 'ada@example.com', credentialVersion: 3, ...overrides }
+}
+
+/**
+ * The one-time token store's promises (see OneTimeTokenStore): a token is found only with its hash and
+ * purpose, consumed once (of concurrent callers exactly one wins), replaced by the next one in its slot,
+ * and gone when it expires.
+ */
+export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): ContractCheck[] {
+  const fresh = async (): Promise<OneTimeTokenStore> => await harness.create(uniqueNamespace('tokens'))
+  return [
+    {
+      name: 'a token is found with its hash and purpose, and consumed once',
+      async run () {
+        const store = await fresh()
+        const [slot, hash] = [random(), random()]
+        await store.put(slot, hash, token(), TTL)
+        assert.deepEqual(await store.find(slot, hash, 'password_reset'), token())
+        assert.deepEqual(await store.find(slot, hash, 'password_reset'), token(), 'find changes nothing')
+        assert.deepEqual(await store.consume(slot, hash, 'password_reset'), token())
+        assert.equal(await store.consume(slot, hash, 'password_reset'), null, 'a used token is gone')
+        assert.equal(await store.find(slot, hash, 'password_reset'), null)
+      }
+    },
+    {
+      name: 'of 20 concurrent consumes exactly one gets the token',
+      async run () {
+        const store = await fresh()
+        const [slot, hash] = [random(), random()]
+        await store.put(slot, hash, token(), TTL)
+        const results = await Promise.all(Array.from({ length: 20 }, async () => await store.consume(slot, hash, 'password_reset')))
+        assert.equal(results.filter((result) => result !== null).length, 1)
+      }
+    },
+    {
+      name: 'a mismatched hash or another purpose finds nothing and leaves the token alone',
+      async run () {
+        const store = await fresh()
+        const [slot, hash] = [random(), random()]
+        await store.put(slot, hash, token(), TTL)
+        assert.equal(await store.find(slot, random(), 'password_reset'), null)
+        assert.equal(await store.consume(slot, random(), 'password_reset'), null)
+        assert.equal(await store.consume(slot, hash, 'verify_email'), null, 'another purpose')
+        assert.equal(await store.consume(random(), hash, 'password_reset'), null, 'another slot')
+        assert.deepEqual(await store.consume(slot, hash, 'password_reset'), token(), 'still there for the right caller')
+      }
+    },
+    {
+      name: 'a new token replaces the one in its slot; other slots keep theirs',
+      async run () {
+        const store = await fresh()
+        const [slot, other, first, second, third] = [random(), random(), random(), random(), random()]
+        await store.put(slot, first, token(), TTL)
+        await store.put(other, third, token({ accountId: 'account-2' }), TTL)
+        await store.put(slot, second, token({ credentialVersion: 4 }), TTL)
+        assert.equal(await store.consume(slot, first, 'password_reset'), null, 'the replaced token is dead')
+        assert.deepEqual(await store.consume(slot, second, 'password_reset'), token({ credentialVersion: 4 }))
+        assert.deepEqual(await store.consume(other, third, 'password_reset'), token({ accountId: 'account-2' }))
+      }
+    },
+    {
+      name: 'a token expires after its ttl',
+      async run () {
+        const store = await fresh()
+        const [slot, hash] = [random(), random()]
+        await store.put(slot, hash, token(), 300)
+        assert.notEqual(await store.find(slot, hash, 'password_reset'), null)
+        await sleep(450)
+        assert.equal(await store.find(slot, hash, 'password_reset'), null)
+        assert.equal(await store.consume(slot, hash, 'password_reset'), null)
+      }
+    }
+  ]
+}

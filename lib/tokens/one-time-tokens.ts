@@ -1,0 +1,54 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { StoreCall } from '../stores/store-call.js'
+import type { OneTimeToken, OneTimeTokenStore, PasswordAuthAccount } from '../stores/types.js'
+import { purposeKey, type ResolvedKey } from './keys.js'
+
+// <slot: 128 bits, derived from the purpose and the account>.<secret: 256 random bits>
+const FORMAT = /^[\w-]{22}\.[\w-]{43}$/
+
+/**
+ * One-time tokens for links sent by e-mail (a password reset now). The store keeps, per account and
+ * purpose, one slot holding an HMAC of the token with a key derived from the signing key: a copy of the
+ * database holds nothing that works as a token, and a new token replaces the account's earlier one.
+ */
+export class OneTimeTokens {
+  readonly #store: OneTimeTokenStore
+  readonly #key: Buffer
+  readonly #storeCall: StoreCall
+
+  constructor (store: OneTimeTokenStore, signingKey: ResolvedKey, storeCall: StoreCall) {
+    this.#store = store
+    this.#key = purposeKey(signingKey, 'one-time-token')
+    this.#storeCall = storeCall
+  }
+
+  /** A new token for `account`, replacing its earlier one of that purpose; it lives `ttlMs`. */
+  async issue (request: FastifyRequest, purpose: string, account: PasswordAuthAccount, ttlMs: number): Promise<string> {
+    const slot = this.#mac(`slot\0${purpose}\0${account.id}`).subarray(0, 16).toString('base64url')
+    const token = `${slot}.${randomBytes(32).toString('base64url')}`
+    const record: OneTimeToken = { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }
+    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(slot, this.#hash(token), record, ttlMs) })
+    return token
+  }
+
+  /** What a live token of `purpose` stands for; null for anything else. Changes nothing. */
+  async find (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
+    if (!FORMAT.test(token)) return null
+    return await this.#storeCall(request.log, 'oneTimeTokens.find', async () => await this.#store.find(token.slice(0, 22), this.#hash(token), purpose))
+  }
+
+  /** Uses the token up: resolves what it stood for to exactly one of concurrent callers. */
+  async consume (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
+    if (!FORMAT.test(token)) return null
+    return await this.#storeCall(request.log, 'oneTimeTokens.consume', async () => await this.#store.consume(token.slice(0, 22), this.#hash(token), purpose))
+  }
+
+  #hash (token: string): string {
+    return this.#mac(`token\0${token}`).toString('base64url')
+  }
+
+  #mac (text: string): Buffer {
+    return createHmac('sha256', this.#key).update(text).digest()
+  }
+}
