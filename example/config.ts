@@ -27,6 +27,14 @@ export interface ServerConfig {
   refreshCookie: boolean
   /** Seconds a client has to send a whole request (example/timeouts.ts). */
   requestTimeout: number
+  /** AUTH_MAIL_OUTBOX, SMTP_URL, MAIL_FROM, APP_URL: where messages go and what their links point to (example/mailer.ts). */
+  mailOutbox: string | undefined
+  smtpUrl: string | undefined
+  mailFrom: string
+  appUrl: string
+  resetTtl: number | undefined
+  mailLimit: number | undefined
+  deviceTtl: number | undefined
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -71,6 +79,13 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     refreshGrace: integer(env, 'AUTH_REFRESH_GRACE', 0, 300),
     reauthMaxAge: integer(env, 'AUTH_REAUTH_MAX_AGE', 1, 86_400),
     refreshCookie: onOff(env, 'AUTH_REFRESH_COOKIE', 'off'),
-    requestTimeout: integer(env, 'REQUEST_TIMEOUT', 1, 300) ?? 10
+    requestTimeout: integer(env, 'REQUEST_TIMEOUT', 1, 300) ?? 10,
+    mailOutbox: text(env, 'AUTH_MAIL_OUTBOX'),
+    smtpUrl: text(env, 'SMTP_URL'),
+    mailFrom: text(env, 'MAIL_FROM') ?? 'fastify-password-auth example <no-reply@localhost>',
+    appUrl: (text(env, 'APP_URL') ?? `http://${text(env, 'HOST') ?? '127.0.0.1'}:${integer(env, 'PORT', 0, 65535) ?? 3000}`).replace(/\/+$/, ''),
+    resetTtl: integer(env, 'AUTH_RESET_TTL', 1, 86_400),
+    mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
+    deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400)
   }
 }

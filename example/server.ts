@@ -2,6 +2,7 @@ import { verify } from '@node-rs/argon2'
 import { hashPassword, passwordAuthRedactPaths, passwordAuthRequestSerializer, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
 import { buildApp } from './app.js'
+import { createMailer } from './mailer.js'
 import { readConfig } from './config.js'
 import { createStores } from './stores/index.js'
 import { serverTimeouts } from './timeouts.js'
@@ -38,6 +39,12 @@ async function main (): Promise<void> {
       accounts: stores.accounts,
       sessions: stores.sessions,
       attempts: stores.attempts,
+      oneTimeTokens: stores.oneTimeTokens,
+      deliver: createMailer(config),
+      passwordReset: true,
+      resetTtl: config.resetTtl,
+      mailLimit: config.mailLimit,
+      throttle: { deviceTtl: config.deviceTtl },
       jwt: {
         // The kid of each key is derived from the key, so instances configured alike name keys alike.
         keys: [config.jwtSecret, ...config.jwtPreviousSecrets].map((secret) => ({ secret })),

@@ -15,6 +15,7 @@ export async function createStores ({ databaseUrl, redisUrl }: Pick<ServerConfig
     ...base,
     sessions: redis.sessions,
     attempts: redis.attempts,
+    oneTimeTokens: redis.oneTimeTokens,
     rateLimitRedis: redis.client,
     warnings: redis.warnings,
     healthCheck: async () => { await Promise.all([base.healthCheck(), redis.healthCheck()]) },

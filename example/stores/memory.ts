@@ -1,4 +1,4 @@
-import { MemoryAccountStore, MemorySessionStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemoryAttemptStore, MemoryOneTimeTokenStore, MemorySessionStore } from '../../lib/index.js'
 import type { ServerStores } from './types.js'
 
 /** Everything in process memory: one instance only. */
@@ -7,6 +7,9 @@ export function memoryStores (): ServerStores {
   return {
     accounts,
     sessions: new MemorySessionStore(),
+    // Shared by the API's registration and the browser app's, as one instance's state should be.
+    attempts: new MemoryAttemptStore(),
+    oneTimeTokens: new MemoryOneTimeTokenStore(),
     seed: async (seeds) => {
       for (const { email, passwordHash, active, id } of seeds) accounts.add({ email, passwordHash, active, id })
     },

@@ -1,4 +1,4 @@
-// Accounts (and, without Redis, sessions and attempt counters) in PostgreSQL. The tables are created at start if missing
+// Accounts (and, without Redis, sessions, attempt counters and one-time tokens) in PostgreSQL. The tables are created at start if missing
 // (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql() and oneTimeTokensTableSql(); test/postgres-docs.test.ts keeps
 // this copy equal):
 //
@@ -121,7 +121,7 @@
 //   CREATE INDEX IF NOT EXISTS "auth_one_time_tokens_expires_idx" ON "auth_one_time_tokens" (expires_at);
 // postgres-schema:end
 import pg from 'pg'
-import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
 export async function postgresStores (connectionString: string, logError: StoreLogger): Promise<ServerStores> {
@@ -140,6 +140,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
     accounts,
     sessions: new PostgresSessionStore({ pool }),
     attempts: new PostgresAttemptStore({ pool }),
+    oneTimeTokens: new PostgresOneTimeTokenStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis'
-import { RedisAttemptStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
+import { RedisAttemptStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { checkRedisPersistence } from './redis-persistence.js'
 import type { StoreLogger } from './types.js'
 
-/** Sessions, per-e-mail attempt counters and the per-IP limit in Redis, shared by every instance. */
+/** Sessions, attempt counters, one-time tokens and the per-IP limit in Redis, shared by every instance. */
 export async function redisStores (url: string, logError: StoreLogger) {
   const client = new Redis(url, {
     // Bounded waits: while Redis is away, commands fail within a second instead of queueing.
@@ -19,6 +19,7 @@ export async function redisStores (url: string, logError: StoreLogger) {
     client,
     sessions: new RedisSessionStore({ client }),
     attempts: new RedisAttemptStore({ client }),
+    oneTimeTokens: new RedisOneTimeTokenStore({ client }),
     healthCheck: async () => { await client.ping() },
     warnings: async () => await checkRedisPersistence(client),
     close: async () => { await client.quit().catch(() => client.disconnect()) }

@@ -1,0 +1,47 @@
+import { appendFile } from 'node:fs/promises'
+import nodemailer from 'nodemailer'
+import type { PasswordAuthMessage } from '../lib/index.js'
+
+export interface MailerConfig {
+  /** AUTH_MAIL_OUTBOX: a file standing for the users' mailboxes, one JSON line per message, tokens in clear. */
+  mailOutbox: string | undefined
+  /** SMTP_URL: send through this SMTP server (e.g. smtp://user:pass@mail.example.com:587). */
+  smtpUrl: string | undefined
+  /** MAIL_FROM: the sender address. */
+  mailFrom: string
+  /** APP_URL: the address links point to, from configuration, never from a request's headers. */
+  appUrl: string
+}
+
+/** The text of a message: links are built from the configured address; the token travels in the fragment. */
+export function renderMessage (message: PasswordAuthMessage, appUrl: string): { subject: string, text: string } {
+  switch (message.type) {
+    case 'password_reset':
+      return {
+        subject: 'Reset your password',
+        text: `Someone asked to reset the password of this account. If it was you, open this link within ` +
+          `${Math.round((message.expiresAt! - Date.now()) / 60_000)} minutes:\n\n${appUrl}/#token=${message.token!}\n\n` +
+          'If it was not you, ignore this message: your password stays as it is.'
+      }
+    case 'password_changed':
+      return { subject: 'Your password was changed', text: 'The password of this account was just changed, and every session ended. If it was not you, reset it now.' }
+  }
+}
+
+/**
+ * The example server's `deliver`: AUTH_MAIL_OUTBOX appends each message as a JSON line; SMTP_URL sends it
+ * with nodemailer; without either, a development mailer prints it on standard output.
+ */
+export function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: MailerConfig): (message: PasswordAuthMessage) => Promise<void> {
+  if (mailOutbox !== undefined) {
+    return async (message) => { await appendFile(mailOutbox, `${JSON.stringify(message)}\n`) }
+  }
+  if (smtpUrl !== undefined) {
+    const transport = nodemailer.createTransport(smtpUrl)
+    return async (message) => { await transport.sendMail({ from: mailFrom, to: message.to, ...renderMessage(message, appUrl) }) }
+  }
+  return async (message) => {
+    const { subject, text } = renderMessage(message, appUrl)
+    console.log(`----- development mailer (set SMTP_URL to send for real) -----\nTo: ${message.to}\nSubject: ${subject}\n\n${text}\n-----`)
+  }
+}
