@@ -19,7 +19,7 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
     case 'password_reset':
       return {
         subject: 'Reset your password',
-        text: `Someone asked to reset the password of this account. If it was you, open this link within ` +
+        text: 'Someone asked to reset the password of this account. If it was you, open this link within ' +
           `${Math.round((message.expiresAt! - Date.now()) / 60_000)} minutes:\n\n${appUrl}/#token=${message.token!}\n\n` +
           'If it was not you, ignore this message: your password stays as it is.'
       }
