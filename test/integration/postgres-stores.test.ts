@@ -137,3 +137,25 @@ t.test('attempt rows with nothing left to count are pruned; blocked and remember
   t.same(rows, [{ key: 'blocked' }])
   t.notOk((await store.reserve('blocked', 'again', policy)).granted, 'still blocked')
 })
+
+t.test('reset tokens in PostgreSQL: the table holds nothing that works as a token', { skip: postgresUnavailable }, async (t) => {
+  const { buildTestApp, EMAIL } = await import('../helpers/app.js')
+  const { pool } = await postgresSchema(t, 'tokens_at_rest')
+  await createPostgresSchema(pool)
+  const tokens: string[] = []
+  const { app } = await buildTestApp(t, {
+    auth: { oneTimeTokens: new PostgresOneTimeTokenStore({ pool }), passwordReset: true, deliver: (message) => { if (message.token !== undefined) tokens.push(message.token) } }
+  })
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/ForgotPassword', payload: { email: EMAIL } })).statusCode, 202)
+  for (let i = 0; i < 100 && tokens.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  const { rows } = await pool.query('SELECT * FROM auth_one_time_tokens')
+  t.equal(rows.length, 1)
+  const stored = Object.values(rows[0]).map(String)
+  t.notOk(stored.some((value) => value.includes(tokens[0]!.split('.')[1]!)), 'neither the token nor its secret is stored')
+  const reset = async (token: string) => await app.inject({
+    method: 'POST', url: '/Auth/ResetPassword', payload: { token, newPassword: 'a brand new passphrase here', confirmNewPassword: 'a brand new passphrase here' }
+  })
+  for (const candidate of [...stored, `${rows[0].slot}.${rows[0].hash}`]) t.equal((await reset(candidate)).statusCode, 400, `${candidate.slice(0, 12)}… is no token`)
+  t.equal((await reset(tokens[0]!)).statusCode, 204, 'the delivered token works')
+  t.same((await pool.query('SELECT * FROM auth_one_time_tokens')).rows, [], 'and is gone')
+})

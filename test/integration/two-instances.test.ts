@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { Redis } from 'ioredis'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -15,14 +16,17 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   const bob = `bob-${run}@example.com`
   const carol = `carol-${run}@example.com`
   const dave = `dave-${run}@example.com`
+  const erin = `erin-${run}@example.com`
   const file = join(tmpdir(), `two-instances-${run}.json`)
+  const outbox = join(tmpdir(), `two-instances-${run}.outbox.jsonl`)
   await writeFile(file, JSON.stringify([
     { email: ada, password: 'correct horse battery staple' },
     { email: bob, password: 'bob has a long passphrase too' },
-    { email: dave, password: 'dave keeps his own device' }
+    { email: dave, password: 'dave keeps his own device' },
+    { email: erin, password: 'erin forgets her passphrase' }
   ]))
   // The per-IP limit off: every request here comes from one address.
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off' }
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', AUTH_MAIL_OUTBOX: outbox }
   // Started together: both create the schema and load the same accounts file.
   const [a, b] = await Promise.all([startServer(t, env), startServer(t, env)])
 
@@ -71,6 +75,35 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     t.equal((await me(a, old)).status, 401)
     t.equal((await login(a, ada, 'correct horse battery staple')).status, 401)
     t.equal((await login(a, ada, 'a new passphrase set on b')).status, 200)
+  })
+
+  await t.test('a reset asked for on A is done on B; Redis holds nothing that works as a token; the link works once', async (t) => {
+    const session = await tokenOf(await login(b, erin, 'erin forgets her passphrase'))
+    t.equal((await me(a, session)).status, 200)
+    t.equal((await post(`${a.url}/Auth/ForgotPassword`, { email: erin })).status, 202)
+    let message: { token: string } | undefined
+    for (let i = 0; i < 200 && message === undefined; i++) {
+      const lines = (await readFile(outbox, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      message = lines.find((line) => line.type === 'password_reset' && line.to === erin)
+      if (message === undefined) await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    const token = message!.token
+    // Everything Redis holds for one-time tokens, tried as a token.
+    const redis = new Redis(REDIS_URL)
+    t.teardown(() => { redis.disconnect() })
+    const keys = await redis.keys('fastify-password-auth:one-time:*')
+    t.ok(keys.length >= 1, 'the token\'s slot is in Redis')
+    const stored = (await Promise.all(keys.map(async (key) => Object.values(await redis.hgetall(key))))).flat()
+    t.notOk(stored.includes(token) || stored.some((value) => value.includes(token.split('.')[1]!)), 'Redis holds neither the token nor its secret')
+    for (const candidate of [...stored, ...keys, ...keys.map((key) => `${/\{(.*)\}/.exec(key)![1]}.${stored[0]}`)]) {
+      const tried = await post(`${b.url}/Auth/ResetPassword`, { token: candidate, newPassword: 'a stolen passphrase attempt', confirmNewPassword: 'a stolen passphrase attempt' })
+      t.equal(tried.status, 400, `a stored value is no token: ${candidate.slice(0, 12)}…`)
+    }
+    const reset = async (server: { url: string }) => await post(`${server.url}/Auth/ResetPassword`, { token, newPassword: 'erin reset this on b', confirmNewPassword: 'erin reset this on b' })
+    t.equal((await reset(b)).status, 204, 'asked for on A, used on B')
+    t.equal((await reset(a)).status, 400, 'used: dead on A as well')
+    t.equal((await me(a, session)).status, 401, 'every session ended')
+    t.equal((await login(a, erin, 'erin reset this on b')).status, 200)
   })
 
   await t.test('an account deactivated in the database loses its tokens on both, for good', async (t) => {
