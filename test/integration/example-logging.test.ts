@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { post, startServer } from '../helpers/server-process.js'
 
@@ -7,7 +10,8 @@ const lines = (output: string): LogLine[] => output.split('\n').filter((line) =>
 
 for (const requestLogging of ['off', 'on'] as const) {
   t.test(`npm start with REQUEST_LOGGING=${requestLogging} (LOG_LEVEL=info): audit events always, request lines only when on`, async (t) => {
-    const env: Record<string, string> = { LOG_LEVEL: 'info', JWT_SECRET: 'l'.repeat(40) }
+    const outbox = join(tmpdir(), `logging-${process.pid}-${requestLogging}-${Date.now().toString(36)}.jsonl`)
+    const env: Record<string, string> = { LOG_LEVEL: 'info', JWT_SECRET: 'l'.repeat(40), AUTH_MAIL_OUTBOX: outbox }
     if (requestLogging === 'on') env.REQUEST_LOGGING = 'on'
     const server = await startServer(t, env)
     // At info level the helper returns at Fastify's own "listening" line, before the demo account is printed.
@@ -17,7 +21,17 @@ for (const requestLogging of ['off', 'on'] as const) {
     const { accessToken } = await login.json() as { accessToken: string }
     t.equal((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200)
     t.equal((await fetch(`${server.url}/me?access_token=${accessToken}&x=1`)).status, 401, 'a token in the URL is refused')
+    // A password reset: its token reaches the outbox (the mailbox) and nothing else.
+    t.equal((await post(`${server.url}/Auth/ForgotPassword`, { email })).status, 202)
+    let resetToken = ''
+    for (let i = 0; i < 200 && resetToken === ''; i++) {
+      resetToken = (JSON.parse((await readFile(outbox, 'utf8').catch(() => '')).split('\n')[0] || '{}') as { token?: string }).token ?? ''
+      if (resetToken === '') await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const reset = await post(`${server.url}/Auth/ResetPassword`, { token: resetToken, newPassword: 'a fresh passphrase after reset', confirmNewPassword: 'a fresh passphrase after reset' })
+    t.equal(reset.status, 204)
     await new Promise((resolve) => setTimeout(resolve, 200)) // pino writes asynchronously
+    t.notOk(server.output().includes(resetToken.split('.')[1]!), 'no reset token in any log line')
     const logged = lines(server.output())
     t.ok(logged.some((line) => line.authEvent?.type === 'login.succeeded'), 'the audit event is logged')
     const requestLines = logged.filter((line) => line.msg === 'incoming request' || line.msg === 'request completed')
