@@ -223,3 +223,30 @@ t.test('options: passwordReset needs deliver; resetTtl and mailLimit are checked
   const { app } = await buildTestApp(t)
   t.equal((await app.inject({ method: 'POST', url: '/Auth/ForgotPassword', payload: { email: EMAIL } })).statusCode, 404)
 })
+
+t.test('the README\'s reset block works as written: the link is built from APP_URL, the token in its fragment', async (t) => {
+  const { readmeBlock } = await import('./helpers/docs.js')
+  const { default: Fastify } = await import('fastify')
+  const { default: passwordAuth, MemoryAccountStore, MemoryOneTimeTokenStore } = await import('../lib/index.js')
+  const block = readmeBlock('reset-options').replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET')
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  const accounts = new MemoryAccountStore()
+  accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const sent: Array<{ to: string, subject: string, body: string }> = []
+  const mail = async (to: string, subject: string, body: string) => { sent.push({ to, subject, body }) }
+  // The block as written; only the Redis store is swapped for the memory one.
+  // eslint-disable-next-line no-new-func
+  const run = new Function('app', 'passwordAuth', 'accounts', 'RedisOneTimeTokenStore', 'redis', 'mail', 'APP_URL', 'process',
+    `return (async () => { ${block} })()`)
+  await run(app, passwordAuth, accounts, function () { return new MemoryOneTimeTokenStore() }, {}, mail, 'https://app.example.com',
+    { env: { JWT_SECRET: 'a-test-secret-of-at-least-32-bytes-long' } })
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/ForgotPassword', payload: { email: EMAIL } })).statusCode, 202)
+  await sleep(50)
+  t.match(sent, [{ to: EMAIL, subject: 'Reset your password', body: /^https:\/\/app\.example\.com\/reset#token=[\w-]{22}\.[\w-]{43}$/ }])
+  const token = sent[0]!.body.split('#token=')[1]!
+  const reset = await app.inject({ method: 'POST', url: '/Auth/ResetPassword', payload: { token, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD } })
+  t.equal(reset.statusCode, 204)
+  await sleep(50)
+  t.match(sent[1], { to: EMAIL, subject: 'Your password was changed' })
+})

@@ -24,3 +24,7 @@ t.test('the moving-in guide shows the Better Auth store of the example, as a pac
     .replace("'../lib/stores/postgres/index.js'", "'fastify-password-auth/postgres'")
   t.equal(`${docBlock(MOVING_IN_GUIDE, 'better-auth-store')}\n`, code)
 })
+
+t.test('the password reset guide shows the example server\'s message template as it is', async (t) => {
+  t.ok(repoFile('example/mailer.ts').includes(docBlock('example/docs/password-reset.md', 'reset-template')))
+})
