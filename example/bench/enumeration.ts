@@ -1,38 +1,50 @@
 /**
- * The timing side channel of Login failures: unknown e-mail, wrong password and inactive account,
- * interleaved on the same keep-alive connections so all three kinds meet the same conditions. Few
- * requests are in flight (one per hashing slot), so latencies show each failure's own cost rather than
- * time spent queueing. Every kind spreads over many e-mails, so the per-e-mail throttle never answers.
+ * The timing side channels of the routes whose answer could tell whether an address has an account.
+ * Login: unknown e-mail, wrong password and inactive account (401 each). ForgotPassword: unknown e-mail,
+ * active account and inactive account (202 each). The kinds are interleaved on the same keep-alive
+ * connections so all meet the same conditions. Few requests are in flight (one per hashing slot), so
+ * latencies show each kind's own cost rather than time spent queueing. Every kind spreads over many
+ * e-mails, so the per-e-mail throttle never answers.
  */
 import { Agent } from 'node:http'
 import { summarize, type LatencySummary } from './load.js'
 import { ACTIVE_ACCOUNTS, activeEmail, BENCH_PASSWORD, INACTIVE_ACCOUNTS, inactiveEmail, WRONG_PASSWORD } from './settings.js'
 import { timedPost } from './timed-post.js'
 
-export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount'
-const KINDS: FailureKind[] = ['unknownEmail', 'wrongPassword', 'inactiveAccount']
+export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount' | 'activeAccount'
 
 export interface EnumerationResult {
+  route: 'login' | 'forgot'
   durationSeconds: number
   statuses: Record<string, number>
-  byKind: Record<FailureKind, LatencySummary>
+  byKind: Partial<Record<FailureKind, LatencySummary>>
   /** (slowest median − fastest median) / fastest median. */
   medianSpread: number
 }
 
-export async function probeEnumeration (baseUrl: string, { workers = 2, durationSeconds = 6, runId = String(Date.now()) } = {}): Promise<EnumerationResult> {
-  const url = new URL('/Auth/Login', baseUrl)
+export async function probeEnumeration (
+  baseUrl: string,
+  { route = 'login', workers = 2, durationSeconds = 6, runId = String(Date.now()) }: { route?: 'login' | 'forgot', workers?: number, durationSeconds?: number, runId?: string } = {}
+): Promise<EnumerationResult> {
+  const url = new URL(route === 'login' ? '/Auth/Login' : '/Auth/ForgotPassword', baseUrl)
+  const expected = route === 'login' ? 401 : 202
   const agent = new Agent({ keepAlive: true, maxSockets: workers })
   // Wrong passwords go to the upper half of the accounts, each at most a few times: never 5 in a row.
   let unknown = 0
   let wrong = 0
   let inactive = 0
-  const bodyOf: Record<FailureKind, () => string> = {
+  let active = 0
+  const bodyOf: Partial<Record<FailureKind, () => string>> = {
     unknownEmail: () => JSON.stringify({ email: `nobody-${runId}-${unknown++}@bench.test`, password: BENCH_PASSWORD }),
-    wrongPassword: () => JSON.stringify({ email: activeEmail(ACTIVE_ACCOUNTS / 2 + (wrong++ % (ACTIVE_ACCOUNTS / 2))), password: WRONG_PASSWORD }),
     inactiveAccount: () => JSON.stringify({ email: inactiveEmail(inactive++ % INACTIVE_ACCOUNTS), password: BENCH_PASSWORD })
   }
-  const samples: Record<FailureKind, number[]> = { unknownEmail: [], wrongPassword: [], inactiveAccount: [] }
+  if (route === 'login') {
+    bodyOf.wrongPassword = () => JSON.stringify({ email: activeEmail(ACTIVE_ACCOUNTS / 2 + (wrong++ % (ACTIVE_ACCOUNTS / 2))), password: WRONG_PASSWORD })
+  } else {
+    bodyOf.activeAccount = () => JSON.stringify({ email: activeEmail(active++ % ACTIVE_ACCOUNTS) })
+  }
+  const KINDS = Object.keys(bodyOf) as FailureKind[]
+  const samples: Partial<Record<FailureKind, number[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]))
   const statuses: Record<string, number> = {}
   const started = performance.now()
   const end = started + durationSeconds * 1000
@@ -40,21 +52,18 @@ export async function probeEnumeration (baseUrl: string, { workers = 2, duration
     await Promise.all(Array.from({ length: workers }, async (_, worker) => {
       for (let i = worker; performance.now() < end; i++) {
         const kind = KINDS[i % KINDS.length]!
-        const { status, ms } = await timedPost(agent, url, bodyOf[kind]())
+        const { status, ms } = await timedPost(agent, url, bodyOf[kind]!())
         statuses[status] = (statuses[status] ?? 0) + 1
-        if (status === 401) samples[kind].push(ms)
+        if (status === expected) samples[kind]!.push(ms)
       }
     }))
   } finally {
     agent.destroy()
   }
-  const byKind = {
-    unknownEmail: summarize(samples.unknownEmail),
-    wrongPassword: summarize(samples.wrongPassword),
-    inactiveAccount: summarize(samples.inactiveAccount)
-  }
-  const medians = KINDS.map(kind => byKind[kind].p50)
+  const byKind = Object.fromEntries(KINDS.map((kind) => [kind, summarize(samples[kind]!)])) as Partial<Record<FailureKind, LatencySummary>>
+  const medians = KINDS.map(kind => byKind[kind]!.p50)
   return {
+    route,
     durationSeconds: (performance.now() - started) / 1000,
     statuses,
     byKind,
