@@ -5,7 +5,7 @@ const me = new URL('app/me', document.baseURI)
 let accessToken = null
 
 const $ = (id) => document.getElementById(id)
-const show = (id) => { for (const view of ['login', 'account', 'reauth']) $(view).hidden = view !== id }
+const show = (id) => { for (const view of ['login', 'forgot', 'reset', 'account', 'reauth']) $(view).hidden = view !== id }
 const say = (text) => { $('message').textContent = text }
 
 async function post (url, body) {
@@ -113,5 +113,37 @@ $('end-others').onclick = async () => {
   await showAccount()
 }
 
-if (await refresh()) await showAccount()
+$('forgot-link').onclick = () => { $('forgot').email.value = $('login').email.value; show('forgot'); say('') }
+$('forgot-cancel').onclick = () => signedOut()
+
+$('forgot').onsubmit = async (event) => {
+  event.preventDefault()
+  const response = await post(new URL('ForgotPassword', auth), { email: new FormData($('forgot')).get('email') })
+  if (response.status !== 202) return say(response.status === 429 ? 'Too many requests: wait a little.' : 'That is not an e-mail address.')
+  $('forgot').reset()
+  signedOut('If this address has an account, a link to reset its password is on its way.')
+}
+
+// The reset link carries its token in the fragment (#token=…): browsers never send it to a server or in a Referer.
+const resetToken = () => new URLSearchParams(location.hash.slice(1)).get('token')
+window.onhashchange = () => { if (resetToken() !== null) { say(''); show('reset') } }
+
+$('reset').onsubmit = async (event) => {
+  event.preventDefault()
+  const form = new FormData($('reset'))
+  const response = await post(new URL('ResetPassword', auth), { token: resetToken(), newPassword: form.get('newPassword'), confirmNewPassword: form.get('confirmNewPassword') })
+  if (response.status === 204) {
+    history.replaceState(null, '', location.pathname)
+    $('reset').reset()
+    return signedOut('Your password is changed: sign in with the new one.')
+  }
+  const problem = await response.json().catch(() => ({}))
+  if (problem.code === 'FST_PWAUTH_RESET_TOKEN_INVALID') return say('This link is not valid any more: ask for a new one.')
+  if (problem.code === 'FST_PWAUTH_PASSWORD_MISMATCH') return say('The two passwords differ.')
+  if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
+  say('That did not work: try again.')
+}
+
+if (resetToken() !== null) show('reset')
+else if (await refresh()) await showAccount()
 else signedOut()

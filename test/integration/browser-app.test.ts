@@ -109,3 +109,48 @@ t.test('the whole app under a host prefix: the cookie path follows, so reloads a
   await shows(page, 'account')
   t.pass('a reload under the prefix keeps the session')
 })
+
+t.test('forgotten password in the browser: ask for a link, open it (token in the fragment), set a new password, sign in', { skip: missing }, async (t) => {
+  const { mkdtemp, readFile } = await import('node:fs/promises')
+  const { join } = await import('node:path')
+  const { tmpdir } = await import('node:os')
+  const outbox = join(await mkdtemp(join(tmpdir(), 'browser-reset-')), 'outbox.jsonl')
+  const server = await startServer(t, { JWT_SECRET: SECRET, AUTH_MAIL_OUTBOX: outbox })
+  const [, email] = /Demo account: (\S+) \/ (\S+)/.exec(server.output())!
+  const browser = await launch(t)
+  const page = await browser.newPage()
+  await page.goto(`${server.url}/`)
+  await shows(page, 'login')
+  await page.type('#login [name=email]', email!)
+  await page.click('#forgot-link')
+  await page.waitForSelector('#forgot:not([hidden])')
+  t.equal(await page.$eval('#forgot [name=email]', (node) => (node as unknown as { value: string }).value), email, 'the address carried over')
+  await page.click('#forgot button[type=submit]')
+  await shows(page, 'login')
+  t.match(await page.$eval('#message', (node) => node.textContent), /a link to reset its password is on its way/)
+
+  let token = ''
+  for (let i = 0; i < 200 && token === ''; i++) {
+    token = (JSON.parse((await readFile(outbox, 'utf8').catch(() => '')).split('\n')[0] || '{}') as { token?: string }).token ?? ''
+    if (token === '') await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  await page.goto(`${server.url}/#token=${token}`)
+  await page.waitForSelector('#reset:not([hidden])')
+  await page.type('#reset [name=newPassword]', 'short')
+  await page.type('#reset [name=confirmNewPassword]', 'short')
+  await page.click('#reset button[type=submit]')
+  await page.waitForFunction('document.getElementById("message").textContent.includes("Choose another password")')
+  t.pass('a weak password is refused, and the link still works')
+  const fresh = 'a browser reset passphrase'
+  for (const field of ['newPassword', 'confirmNewPassword']) {
+    await page.$eval(`#reset [name=${field}]`, (node) => { (node as unknown as { value: string }).value = '' })
+    await page.type(`#reset [name=${field}]`, fresh)
+  }
+  await page.screenshot({ path: '.scratch/browser-reset.png' }).catch(() => {})
+  await page.click('#reset button[type=submit]')
+  await shows(page, 'login')
+  t.match(await page.$eval('#message', (node) => node.textContent), /sign in with the new one/)
+  t.equal(new URL(page.url()).hash, '', 'the token left the address bar')
+  await signIn(page, `${server.url}/`, email!, fresh)
+  t.pass('signed in with the new password')
+})
