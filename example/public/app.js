@@ -125,7 +125,7 @@ $('forgot').onsubmit = async (event) => {
 }
 
 // The reset link carries its token in the fragment (#token=…): browsers never send it to a server or in a Referer.
-const resetToken = () => new URLSearchParams(location.hash.slice(1)).get('token')
+const resetToken = () => new URLSearchParams(window.location.hash.slice(1)).get('token')
 window.onhashchange = () => { if (resetToken() !== null) { say(''); show('reset') } }
 
 $('reset').onsubmit = async (event) => {
@@ -133,7 +133,7 @@ $('reset').onsubmit = async (event) => {
   const form = new FormData($('reset'))
   const response = await post(new URL('ResetPassword', auth), { token: resetToken(), newPassword: form.get('newPassword'), confirmNewPassword: form.get('confirmNewPassword') })
   if (response.status === 204) {
-    history.replaceState(null, '', location.pathname)
+    window.history.replaceState(null, '', window.location.pathname)
     $('reset').reset()
     return signedOut('Your password is changed: sign in with the new one.')
   }

@@ -1,4 +1,4 @@
-import { baseName, prepare, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
 import { inFlightRetryMs } from '../../throttle/rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 
@@ -99,13 +99,12 @@ $settle$;`
  */
 export class PostgresAttemptStore implements AttemptStore {
   readonly #pool: Queryable
-  readonly #pruneIntervalMs: number
+  readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'reserve' | 'settle' | 'prune', Statement>
-  #nextPrune = 0
 
   constructor ({ pool, table = 'auth_attempts', pruneIntervalMs = 60_000 }: PostgresAttemptStoreOptions) {
     this.#pool = pool
-    this.#pruneIntervalMs = pruneIntervalMs
+    this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
       reserve: `SELECT ${siblingName(table, 'reserve')}($1, $2, $3, $4, $5) AS wait`,
       settle: `SELECT ${siblingName(table, 'settle')}($1, $2, $3, $4, $5, $6, $7) AS block`,
@@ -132,13 +131,5 @@ export class PostgresAttemptStore implements AttemptStore {
   async prune (): Promise<number> {
     const { rowCount } = await this.#pool.query({ ...this.#sql.prune })
     return rowCount ?? 0
-  }
-
-  #pruneNowAndThen (): void {
-    const now = Date.now()
-    if (now < this.#nextPrune) return
-    this.#nextPrune = now + this.#pruneIntervalMs
-    // Background housekeeping: a failed prune is retried at the next interval.
-    this.prune().catch(() => {})
   }
 }

@@ -1,4 +1,4 @@
-import { baseName, prepare, quoteName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
 
 export interface PostgresOneTimeTokenStoreOptions {
@@ -31,14 +31,13 @@ const LIVE = 'slot = $1 AND hash = $2 AND purpose = $3 AND expires_at > now()'
 /** One-time tokens in PostgreSQL: each call is one statement, consume a DELETE … RETURNING (one winner). */
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
   readonly #pool: Queryable
-  readonly #pruneIntervalMs: number
+  readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'put' | 'find' | 'consume' | 'prune', Statement>
-  #nextPrune = 0
 
   constructor ({ pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 }: PostgresOneTimeTokenStoreOptions) {
     const name = quoteName(table)
     this.#pool = pool
-    this.#pruneIntervalMs = pruneIntervalMs
+    this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
       put: `INSERT INTO ${name} (slot, hash, purpose, account_id, email, credential_version, expires_at)
         VALUES ($1, $2, $3, $4, $5, $6, now() + $7::float8 * interval '1 millisecond')
@@ -66,12 +65,5 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
   /** Deletes expired rows; resolves how many. */
   async prune (): Promise<number> {
     return (await this.#pool.query({ ...this.#sql.prune })).rowCount ?? 0
-  }
-
-  #pruneNowAndThen (): void {
-    const now = Date.now()
-    if (now < this.#nextPrune) return
-    this.#nextPrune = now + this.#pruneIntervalMs
-    this.prune().catch(() => {})
   }
 }

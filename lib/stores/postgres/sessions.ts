@@ -1,4 +1,4 @@
-import { baseName, prepare, quoteName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
@@ -68,14 +68,13 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
  */
 export class PostgresSessionStore implements SessionStore {
   readonly #pool: Queryable
-  readonly #pruneIntervalMs: number
+  readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'list' | 'prune', Statement>
-  #nextPrune = 0
 
   constructor ({ pool, table = 'auth_sessions', pruneIntervalMs = 60_000 }: PostgresSessionStoreOptions) {
     const name = quoteName(table)
     this.#pool = pool
-    this.#pruneIntervalMs = pruneIntervalMs
+    this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
       create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, idle_until, ends_at)
         VALUES ($3, $4, $5, $6, $7, $8, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
@@ -160,13 +159,5 @@ export class PostgresSessionStore implements SessionStore {
   async prune (): Promise<number> {
     const { rowCount } = await this.#pool.query({ ...this.#sql.prune })
     return rowCount ?? 0
-  }
-
-  #pruneNowAndThen (): void {
-    const now = Date.now()
-    if (now < this.#nextPrune) return
-    this.#nextPrune = now + this.#pruneIntervalMs
-    // Background housekeeping: a failed prune is retried at the next interval.
-    this.prune().catch(() => {})
   }
 }
