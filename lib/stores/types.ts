@@ -38,6 +38,16 @@ export interface PasswordHashUpdate {
   advanceCredentialVersion: boolean
 }
 
+/** An account a verified registration creates: active, credential version 0. */
+export interface NewAccountRecord {
+  /** Normalised. */
+  email: string
+  /** argon2id PHC string. */
+  passwordHash: string
+  /** The host's registration fields (registration.fields), already validated. */
+  fields: Record<string, unknown>
+}
+
 export interface AccountStore {
   /** Looks an account up by its normalised e-mail address. Inactive accounts are returned too. */
   findByEmail (email: string): Promise<StoredAccount | null>
@@ -51,6 +61,11 @@ export interface AccountStore {
    * asked, atomically. Resolves true if it replaced it, false if the hash had changed or the account is gone.
    */
   updatePasswordHash (update: PasswordHashUpdate): Promise<boolean>
+  /**
+   * Creates an active account, or resolves null if the e-mail is taken, atomically: of two creations of one
+   * address exactly one succeeds. Needed by registration only.
+   */
+  create? (account: NewAccountRecord): Promise<StoredAccount | null>
 }
 
 /** The lifetimes of sessions, passed on every call so stores hold no configuration of their own. */

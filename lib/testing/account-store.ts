@@ -168,6 +168,30 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         assert.equal(await second.store.updatePasswordHash({ id: other.id, expectedHash: HASH_B, newHash: HASH_A, advanceCredentialVersion: true }), true)
         assert.equal(await storedHash(first.store, 'ada@example.com'), HASH_A)
       }
+    },
+    {
+      name: 'create (registration, when the store has it): an active account with its fields; null for a taken e-mail',
+      async run () {
+        const { store, fields = {} } = await fresh()
+        if (store.create === undefined) return
+        const created = assertAccount(await store.create({ email: 'ada@example.com', passwordHash: HASH_A, fields }), { email: 'ada@example.com', active: true, ...fields })
+        assertAccount(await store.findByEmail('ada@example.com'), { id: created.id, passwordHash: HASH_A, active: true, ...fields })
+        assertAccount(await store.findById(created.id), { email: 'ada@example.com', ...fields })
+        assert.equal(await store.create({ email: 'ada@example.com', passwordHash: HASH_B, fields }), null, 'the address is taken')
+        assert.equal(await storedHash(store, 'ada@example.com'), HASH_A, 'and keeps its hash')
+      }
+    },
+    {
+      name: 'create: of 10 concurrent creations of one address exactly one account results',
+      async run () {
+        const { store, fields = {} } = await fresh()
+        if (store.create === undefined) return
+        const hashes = Array.from({ length: 10 }, (_, i) => i % 2 === 0 ? HASH_A : HASH_B)
+        const results = await Promise.all(hashes.map(async (passwordHash) => await store.create!({ email: 'race@example.com', passwordHash, fields })))
+        const winners = results.filter((result) => result !== null)
+        assert.equal(winners.length, 1, 'one account')
+        assert.equal(await storedHash(store, 'race@example.com'), winners[0]!.passwordHash)
+      }
     }
   ]
 }

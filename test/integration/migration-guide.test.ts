@@ -7,7 +7,7 @@ import { hashPassword } from '../../lib/index.js'
 import { accountsTriggerSql, PostgresAccountStore } from '../../lib/stores/postgres/index.js'
 import { accountStoreContract } from '../../lib/testing/index.js'
 import { buildTestApp, PASSWORD } from '../helpers/app.js'
-import { docBlock, MOVING_IN_GUIDE } from '../helpers/docs.js'
+import { docBlock, MOVING_IN_GUIDE, repoFile } from '../helpers/docs.js'
 import { namespacePool, postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const skip = postgresUnavailable
@@ -22,6 +22,13 @@ const DJANGO_AUTH_USER = `CREATE TABLE auth_user (
 const DJANGO = { table: 'auth_user', idType: 'integer', columns: { passwordHash: 'password', active: 'is_active' } } as const
 const DJANGO_INSERT = `INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email, is_staff, is_active, date_joined)
   VALUES ($1, false, $2, '', '', $3, false, $4, now()) RETURNING id`
+
+// The moving-in guide's createColumns for Django, taken from the guide as written.
+const DJANGO_CREATE_COLUMNS = (() => {
+  const expression = /createColumns: (\(\{ email \}\) => \(\{[^\n]*\}\))\n/.exec(repoFile(MOVING_IN_GUIDE))![1]!
+  // eslint-disable-next-line no-new-func
+  return new Function(`return ${expression}`)() as (account: { email: string }) => Record<string, unknown>
+})()
 
 // What Better Auth's migrations create for its core schema on PostgreSQL.
 const BETTER_AUTH_TABLES = `CREATE TABLE "user" (
@@ -97,7 +104,7 @@ t.test('Django: auth_user keeps the account-store contract', { skip }, async (t)
   const checks = accountStoreContract({
     create: async () => {
       const pool = await namespacePool(t, 'migration', `${DJANGO_AUTH_USER};\n${docBlock(MOVING_IN_GUIDE, 'django-sql')}\n${accountsTriggerSql(DJANGO)}`)
-      const store = new PostgresAccountStore({ pool, ...DJANGO, fields: { displayName: 'username' } })
+      const store = new PostgresAccountStore({ pool, ...DJANGO, fields: { displayName: 'username' }, createColumns: DJANGO_CREATE_COLUMNS })
       let users = 0
       return {
         store,
@@ -219,3 +226,4 @@ t.test('while the old system runs: with the guide\'s settings Django and Rails s
     t.notOk(await oldSystemAccepts(await stored()), `${name}: which the old system cannot read: what the option prevents`)
   }
 })
+

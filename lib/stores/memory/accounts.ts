@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
-import type { AccountFields, AccountStore, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
+import type { AccountFields, AccountStore, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 
 /** A new account: the plugin's fields, and your own fields of PasswordAuthAccount (declaration merging). */
 export type NewAccount = AccountFields & {
@@ -45,6 +45,13 @@ export class MemoryAccountStore implements AccountStore {
     this.#byId.set(id, added)
     this.#idByEmail.set(email, id)
     return added.stored
+  }
+
+  /** A verified registration's account; null if the e-mail is taken. The fields become fields of your own. */
+  async create ({ email, passwordHash, fields }: NewAccountRecord): Promise<StoredAccount | null> {
+    // No await before the check and the insert: of concurrent creations of one address one wins.
+    if (this.#idByEmail.has(normalizeEmail(email))) return null
+    return this.add({ ...fields, email, passwordHash })
   }
 
   /**

@@ -1,9 +1,9 @@
 import { normalizeEmail } from '../email.js'
-import type { AccountStore, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
+import type { AccountStore, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 import {
   isIdOfType, resolveAccountMapping, type AccountMapping, type PostgresAccountFieldColumns, type PostgresAccountMapping
 } from './account-mapping.js'
-import { prepare, type Queryable, type Statement } from './sql.js'
+import { prepare, quoteIdentifier, type Queryable, type Statement } from './sql.js'
 
 /** `fields` is required once PasswordAuthAccount has a required field of your own. */
 type FieldsOption = Partial<PostgresAccountFieldColumns> extends PostgresAccountFieldColumns
@@ -13,6 +13,12 @@ type FieldsOption = Partial<PostgresAccountFieldColumns> extends PostgresAccount
 export type PostgresAccountStoreOptions = PostgresAccountMapping & FieldsOption & {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Registration (create()): values for columns of yours the plugin does not know, keyed by column name,
+   * e.g. a Django table's `username` and `date_joined`. Columns it leaves out take their defaults; a
+   * column that `fields` maps a registration field to keeps that field's value.
+   */
+  createColumns?: (account: NewAccountRecord) => Record<string, unknown>
 }
 
 export interface NewPostgresAccount {
@@ -24,7 +30,7 @@ export interface NewPostgresAccount {
 
 type Purpose = 'byEmail' | 'byId' | 'update' | 'insert' | 'insertWithId'
 
-function statements (m: AccountMapping): Record<Purpose, string> & { setActive?: string } {
+function returnedAccount (m: AccountMapping): string {
   const account = [
     `${m.id}::text AS "id"`,
     `lower(${m.email}) AS "email"`,
@@ -32,6 +38,11 @@ function statements (m: AccountMapping): Record<Purpose, string> & { setActive?:
     `${m.credentialVersion} AS "credentialVersion"`,
     ...m.fields.map(([column, field]) => `${column} AS ${field}`)
   ].join(', ')
+  return account
+}
+
+function statements (m: AccountMapping): Record<Purpose, string> & { setActive?: string } {
+  const account = returnedAccount(m)
   const withHash = `${account}, ${m.passwordHash} AS "passwordHash"`
   const id = `${m.id} = $1::${m.idType}`
   const inserted = [m.email, m.passwordHash, ...(m.activeColumn === undefined ? [] : [m.activeColumn])]
@@ -66,12 +77,15 @@ export class PostgresAccountStore implements AccountStore {
   readonly #sql: Record<Purpose, Statement>
   /** Only with a boolean active column. */
   readonly #setActive: Statement | undefined
+  readonly #createColumns: PostgresAccountStoreOptions['createColumns']
 
   constructor (options: PostgresAccountStoreOptions) {
     if (typeof options?.pool?.query !== 'function') {
       throw new TypeError('PostgresAccountStore: "pool" must be a pg Pool or Client (an object with a query() method)')
     }
-    const { pool, fields, ...mapping } = options
+    const { pool, fields, createColumns, ...mapping } = options
+    if (createColumns !== undefined && typeof createColumns !== 'function') throw new TypeError('PostgresAccountStore: "createColumns" must be a function')
+    this.#createColumns = createColumns
     this.#pool = pool
     this.#mapping = resolveAccountMapping(mapping, fields)
     const { setActive, ...sql } = statements(this.#mapping)
@@ -122,6 +136,31 @@ export class PostgresAccountStore implements AccountStore {
     if (rows[0] !== undefined) return rows[0]
     if (ifAbsent) return null
     throw new Error(`An account with e-mail ${email} or id ${account.id ?? '(new)'} already exists`)
+  }
+
+  /**
+   * A verified registration's account, active, with the registration's fields in the columns `fields`
+   * maps them to and `createColumns`' values; null if the e-mail is taken (the unique index on
+   * lower(email) settles concurrent creations: exactly one wins).
+   */
+  async create (account: NewAccountRecord): Promise<StoredAccount | null> {
+    const m = this.#mapping
+    const columns: Array<[string, unknown]> = [[m.email, normalizeEmail(account.email)], [m.passwordHash, account.passwordHash]]
+    if (m.activeColumn !== undefined) columns.push([m.activeColumn, true])
+    for (const [column, field] of m.fields) {
+      const name = Object.keys(account.fields).find((key) => quoteIdentifier(key) === field)
+      if (name !== undefined) columns.push([column, account.fields[name]])
+    }
+    for (const [name, value] of Object.entries(this.#createColumns?.(account) ?? {})) {
+      // A column a registration field already fills keeps the field's value.
+      if (!columns.some(([column]) => column === quoteIdentifier(name))) columns.push([quoteIdentifier(name), value])
+    }
+    const { rows } = await this.#pool.query({
+      text: `INSERT INTO ${m.table} (${columns.map(([column]) => column).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ` +
+        `ON CONFLICT DO NOTHING RETURNING ${returnedAccount(m)}, ${m.passwordHash} AS "passwordHash"`,
+      values: columns.map(([, value]) => value)
+    })
+    return rows[0] ?? null
   }
 
   /**
