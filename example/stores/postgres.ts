@@ -116,6 +116,8 @@
 //     account_id text NOT NULL,
 //     email text NOT NULL,
 //     credential_version integer NOT NULL,
+//     password_hash text,
+//     fields jsonb,
 //     expires_at timestamptz NOT NULL
 //   );
 //   CREATE INDEX IF NOT EXISTS "auth_one_time_tokens_expires_idx" ON "auth_one_time_tokens" (expires_at);

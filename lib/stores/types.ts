@@ -229,6 +229,10 @@ export interface OneTimeToken {
   email: string
   /** The account's credential version when the token was issued: a password change kills the token. */
   credentialVersion: number
+  /** A pending registration's argon2id hash (verify_email; accountId is then '' and credentialVersion 0). */
+  passwordHash?: string
+  /** A pending registration's fields of yours (registration.fields). */
+  fields?: Record<string, unknown>
 }
 
 /**

@@ -73,6 +73,17 @@ export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): C
       }
     },
     {
+      name: 'a pending registration keeps its password hash and fields',
+      async run () {
+        const store = await fresh()
+        const [slot, hash] = [random(), random()]
+        const pending = token({ purpose: 'verify_email', accountId: '', credentialVersion: 0, passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA', fields: { displayName: 'Ada', terms: true } })
+        await store.put(slot, hash, pending, TTL)
+        assert.deepEqual(await store.find(slot, hash, 'verify_email'), pending)
+        assert.deepEqual(await store.consume(slot, hash, 'verify_email'), pending)
+      }
+    },
+    {
       name: 'a token expires after its ttl',
       async run () {
         const store = await fresh()

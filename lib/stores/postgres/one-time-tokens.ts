@@ -20,13 +20,21 @@ export function oneTimeTokensTableSql (table = 'auth_one_time_tokens'): string {
   account_id text NOT NULL,
   email text NOT NULL,
   credential_version integer NOT NULL,
+  password_hash text,
+  fields jsonb,
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expires_idx`)} ON ${name} (expires_at);`
 }
 
-const TOKEN = 'purpose, account_id AS "accountId", email, credential_version AS "credentialVersion"'
+const TOKEN = 'purpose, account_id AS "accountId", email, credential_version AS "credentialVersion", password_hash AS "passwordHash", fields'
 const LIVE = 'slot = $1 AND hash = $2 AND purpose = $3 AND expires_at > now()'
+
+function tokenOf (row: (OneTimeToken & { passwordHash: string | null, fields: Record<string, unknown> | null }) | undefined): OneTimeToken | null {
+  if (row === undefined) return null
+  const { passwordHash, fields, ...token } = row
+  return { ...token, ...(passwordHash === null ? {} : { passwordHash }), ...(fields === null ? {} : { fields }) }
+}
 
 /** One-time tokens in PostgreSQL: each call is one statement, consume a DELETE … RETURNING (one winner). */
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
@@ -39,10 +47,11 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
-      put: `INSERT INTO ${name} (slot, hash, purpose, account_id, email, credential_version, expires_at)
-        VALUES ($1, $2, $3, $4, $5, $6, now() + $7::float8 * interval '1 millisecond')
+      put: `INSERT INTO ${name} (slot, hash, purpose, account_id, email, credential_version, expires_at, password_hash, fields)
+        VALUES ($1, $2, $3, $4, $5, $6, now() + $7::float8 * interval '1 millisecond', $8, $9::jsonb)
         ON CONFLICT (slot) DO UPDATE SET hash = EXCLUDED.hash, purpose = EXCLUDED.purpose, account_id = EXCLUDED.account_id,
-          email = EXCLUDED.email, credential_version = EXCLUDED.credential_version, expires_at = EXCLUDED.expires_at`,
+          email = EXCLUDED.email, credential_version = EXCLUDED.credential_version, expires_at = EXCLUDED.expires_at,
+          password_hash = EXCLUDED.password_hash, fields = EXCLUDED.fields`,
       find: `SELECT ${TOKEN} FROM ${name} WHERE ${LIVE}`,
       consume: `DELETE FROM ${name} WHERE ${LIVE} RETURNING ${TOKEN}`,
       prune: `DELETE FROM ${name} WHERE expires_at <= now()`
@@ -51,15 +60,19 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
     this.#pruneNowAndThen()
-    await this.#pool.query({ ...this.#sql.put, values: [slot, hash, token.purpose, token.accountId, token.email, token.credentialVersion, ttlMs] })
+    await this.#pool.query({
+      ...this.#sql.put,
+      values: [slot, hash, token.purpose, token.accountId, token.email, token.credentialVersion, ttlMs, token.passwordHash ?? null,
+        token.fields === undefined ? null : JSON.stringify(token.fields)]
+    })
   }
 
   async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
-    return (await this.#pool.query({ ...this.#sql.find, values: [slot, hash, purpose] })).rows[0] ?? null
+    return tokenOf((await this.#pool.query({ ...this.#sql.find, values: [slot, hash, purpose] })).rows[0])
   }
 
   async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
-    return (await this.#pool.query({ ...this.#sql.consume, values: [slot, hash, purpose] })).rows[0] ?? null
+    return tokenOf((await this.#pool.query({ ...this.#sql.consume, values: [slot, hash, purpose] })).rows[0])
   }
 
   /** Deletes expired rows; resolves how many. */

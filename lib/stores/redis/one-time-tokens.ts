@@ -9,12 +9,13 @@ export interface RedisOneTimeTokenStoreOptions {
 }
 
 // One hash per slot (h: the token's keyed hash, p: purpose, a: account id, e: e-mail, v: credential
-// version), expiring with the token on Redis's clock. One key per call: Redis Cluster works.
+// version, w: a pending registration's password hash, f: its fields as JSON), expiring with the token on
+// Redis's clock. One key per call: Redis Cluster works.
 const PUT = `redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'h', ARGV[1], 'p', ARGV[2], 'a', ARGV[3], 'e', ARGV[4], 'v', ARGV[5])
+redis.call('HSET', KEYS[1], 'h', ARGV[1], 'p', ARGV[2], 'a', ARGV[3], 'e', ARGV[4], 'v', ARGV[5], 'w', ARGV[7], 'f', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`
-const CONSUME = `local token = redis.call('HMGET', KEYS[1], 'h', 'p', 'a', 'e', 'v')
+const CONSUME = `local token = redis.call('HMGET', KEYS[1], 'h', 'p', 'a', 'e', 'v', 'w', 'f')
 if token[1] ~= ARGV[1] or token[2] ~= ARGV[2] then return false end
 redis.call('DEL', KEYS[1])
 return token`
@@ -22,7 +23,7 @@ return token`
 const PUT_COMMAND = 'fastifyPasswordAuthPutToken'
 const CONSUME_COMMAND = 'fastifyPasswordAuthConsumeToken'
 
-type Fields = [string | null, string | null, string | null, string | null, string | null]
+type Fields = [string | null, string | null, string | null, string | null, string | null, string | null, string | null]
 
 interface ScriptedClient {
   [PUT_COMMAND]: (key: string, ...args: Array<string | number>) => Promise<number>
@@ -30,8 +31,11 @@ interface ScriptedClient {
   hmget: (key: string, ...fields: string[]) => Promise<Fields>
 }
 
-function tokenOf ([, purpose, accountId, email, version]: Fields): OneTimeToken {
-  return { purpose: purpose!, accountId: accountId!, email: email!, credentialVersion: Number(version) }
+function tokenOf ([, purpose, accountId, email, version, passwordHash, fields]: Fields): OneTimeToken {
+  const token: OneTimeToken = { purpose: purpose!, accountId: accountId!, email: email!, credentialVersion: Number(version) }
+  if (passwordHash !== null && passwordHash !== '') token.passwordHash = passwordHash
+  if (fields !== null && fields !== '') token.fields = JSON.parse(fields)
+  return token
 }
 
 /** One-time tokens in Redis, shared by every instance; consume is one Lua script (one winner). */
@@ -49,11 +53,12 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
   }
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
-    await this.#client[PUT_COMMAND](this.#key(slot), hash, token.purpose, token.accountId, token.email, token.credentialVersion, Math.max(1, Math.ceil(ttlMs)))
+    await this.#client[PUT_COMMAND](this.#key(slot), hash, token.purpose, token.accountId, token.email, token.credentialVersion, Math.max(1, Math.ceil(ttlMs)),
+      token.passwordHash ?? '', token.fields === undefined ? '' : JSON.stringify(token.fields))
   }
 
   async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
-    const fields = await this.#client.hmget(this.#key(slot), 'h', 'p', 'a', 'e', 'v')
+    const fields = await this.#client.hmget(this.#key(slot), 'h', 'p', 'a', 'e', 'v', 'w', 'f')
     return fields[0] === hash && fields[1] === purpose ? tokenOf(fields) : null
   }
 
