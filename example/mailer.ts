@@ -25,6 +25,17 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
       }
     case 'password_changed':
       return { subject: 'Your password was changed', text: 'The password of this account was just changed, and every session ended. If it was not you, reset it now.' }
+    case 'verify_email':
+      return {
+        subject: 'Confirm your address',
+        text: `Someone registered an account with this address. If it was you, open this link to create it:\n\n${appUrl}/#verify=${message.token!}\n\n` +
+          'If it was not you, ignore this message: no account is created.'
+      }
+    case 'account_exists':
+      return {
+        subject: 'You already have an account',
+        text: `Someone tried to register this address again. If it was you, sign in at ${appUrl}/, or reset your password there if you forgot it.`
+      }
   }
 }
 

@@ -32,6 +32,9 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_VALIDATION: { status: 400, title: 'Invalid request body', detail: 'The request body does not satisfy the input rules.' },
   FST_PWAUTH_MALFORMED_BODY: { status: 400, title: 'Malformed request body', detail: 'The request body is empty, is not well-formed UTF-8, or is not valid JSON.' },
   FST_PWAUTH_PASSWORD_MISMATCH: { status: 400, title: 'Password confirmation does not match', detail: 'confirmNewPassword does not equal newPassword.' },
+  FST_PWAUTH_VERIFY_TOKEN_INVALID: {
+    status: 400, title: 'Verification link not valid', detail: 'This verification link is not valid any more: it was used or expired, or the address has an account. Register again or sign in.'
+  },
   FST_PWAUTH_RESET_TOKEN_INVALID: {
     status: 400, title: 'Reset link not valid', detail: 'This password reset link is not valid any more: it was used, replaced or expired. Ask for a new one.'
   },

@@ -66,6 +66,14 @@ export type AuthEventDetails =
   /** ResetPassword set a new password: every session of the account ended. */
   | { type: 'password.reset', accountId: string, email: string }
   | { type: 'password.reset_failed', reason: 'invalid_token' | 'conflict', accountId?: string }
+  /**
+   * Register, after its answer: a verification link went out (`sent`), the owner of the taken address was
+   * told (`account_exists`), or nothing went out and why. The same 202 was answered in every case.
+   */
+  | { type: 'account.registration_requested', email: string, accountId?: string, outcome: 'sent' | 'account_exists' | 'inactive_account' | 'limited' }
+  /** VerifyEmail created the account. */
+  | { type: 'account.registered', accountId: string, email: string }
+  | { type: 'account.verification_failed', reason: 'invalid_token' | 'taken' }
   /** A message for `deliver` was lost: `deliver` threw or hung, or too many were waiting. Never retried. */
   | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */
@@ -106,7 +114,10 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'password.reset_requested': 'info',
   'password.reset': 'info',
   'password.reset_failed': 'info',
-  'message.failed': 'warn'
+  'message.failed': 'warn',
+  'account.registration_requested': 'info',
+  'account.registered': 'info',
+  'account.verification_failed': 'info'
 }
 
 /**

@@ -42,6 +42,8 @@ import { MailLimit } from './messages/mail-limit.js'
 import { registerChangePassword } from './routes/change-password.js'
 import { registerForgotPassword } from './routes/forgot-password.js'
 import { registerResetPassword } from './routes/reset-password.js'
+import { registerRegister } from './routes/register.js'
+import { registerVerifyEmail } from './routes/verify-email.js'
 import type { RouteContext } from './routes/context.js'
 import { registerJwks } from './routes/jwks.js'
 import { registerLogin } from './routes/login.js'
@@ -151,13 +153,10 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     knownDevices,
     throttle,
     outbox: createOutbox(config.deliver, emit, fastify.log),
-    passwordReset: config.passwordReset === undefined
-      ? undefined
-      : {
-          tokens: new OneTimeTokens(config.oneTimeTokens, config.keys[0]!, storeCall),
-          mailLimit: new MailLimit(config.attempts, config.mailLimit, storeCall, attemptKey),
-          ttlMs: config.passwordReset.ttlMs
-        },
+    mailLimit: new MailLimit(config.attempts, config.mailLimit, storeCall, attemptKey),
+    oneTimeTokens: new OneTimeTokens(config.oneTimeTokens, config.keys[0]!, storeCall),
+    passwordReset: config.passwordReset,
+    registration: config.registration,
     storeCall,
     emit,
     refresh: config.refresh.enabled,
@@ -213,6 +212,10 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       if (context.passwordReset !== undefined) {
         registerForgotPassword(app, context)
         registerResetPassword(app, context)
+      }
+      if (context.registration !== undefined) {
+        registerRegister(app, context)
+        registerVerifyEmail(app, context)
       }
     })
 

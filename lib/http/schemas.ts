@@ -1,4 +1,4 @@
-import { Type, type TObject, type TProperties } from '@sinclair/typebox'
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { EMAIL_PATTERN } from '../stores/email.js'
 import { WELL_FORMED_PATTERN } from '../password/hasher.js'
 
@@ -68,6 +68,20 @@ export const ResetPasswordBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 1024, description: 'The token of the reset link the e-mail carried.' }),
   newPassword: password('The new password; must satisfy the password policy.'),
   confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+})
+
+/** Register's body: the built-in fields and the host's own (registration.fields), every one required. */
+export function registerBody (fields: Record<string, object>) {
+  return Type.Object({
+    email: Type.String({ pattern: EMAIL_PATTERN, description: 'The e-mail address to register; every address gets the same answer.', examples: ['ada@example.com'] }),
+    password: password('The password; must satisfy the password policy.'),
+    confirmPassword: password('The password again; must equal password exactly.'),
+    ...(fields as Record<string, TSchema>)
+  })
+}
+
+export const VerifyEmailBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 1024, description: 'The token of the verification link the e-mail carried.' })
 })
 
 export const MAX_REFRESH_TOKEN = 1024

@@ -76,8 +76,16 @@ export interface PasswordAuthOptions {
   resetTtl?: number
   /** Messages per address per hour, over every route that sends one (default 5); above it nothing is sent, silently. */
   mailLimit?: number
-  /** One-time tokens (reset links); default in memory (share one store between instances). */
+  /** One-time tokens (reset links, pending registrations); default in memory (share one store between instances). */
   oneTimeTokens?: OneTimeTokenStore
+  /**
+   * POST /Register and POST /VerifyEmail (default false); needs `deliver` and an account store with
+   * create(). `{ fields }` adds fields of yours to Register's body: JSON Schemas (TypeBox works), each
+   * required, validated like the built-in ones, and handed to the store's create().
+   */
+  registration?: boolean | { fields?: Record<string, object> }
+  /** Seconds a verification link lives (default 86400). */
+  verifyTtl?: number
 }
 
 export interface ResolvedOptions {
@@ -109,13 +117,15 @@ export interface ResolvedOptions {
   deliver: DeliverMessage | undefined
   /** Reset tokens' lifetime in ms, when ForgotPassword and ResetPassword are on. */
   passwordReset: { ttlMs: number } | undefined
+  registration: { ttlMs: number, fields: Record<string, object> } | undefined
   mailLimit: number
   oneTimeTokens: OneTimeTokenStore
 }
 
 const OPTION_KEYS = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
-  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens'
+  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
+  'registration', 'verifyTtl'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
@@ -133,6 +143,24 @@ function checkStore (name: keyof typeof STORE_METHODS, store: unknown): void {
   for (const method of STORE_METHODS[name]) {
     assert(typeof (store as Record<string, unknown>)[method] === 'function', `the "${name}" store has no method ${method}()`)
   }
+}
+
+/** Names Register's body and the account already use: the host's fields take others. */
+const TAKEN_FIELD_NAMES = new Set(['email', 'password', 'confirmPassword', 'id', 'active', 'credentialVersion', 'passwordHash', '__proto__', 'constructor'])
+
+function resolveRegistration (registration: unknown = false, verifyTtl: unknown = 86_400, deliver: unknown, accounts: AccountStore): ResolvedOptions['registration'] {
+  assert(typeof registration === 'boolean' || isObject(registration), 'registration must be true, false or { fields }')
+  assert(isInteger(verifyTtl, 1, 30 * 86_400), 'verifyTtl must be a whole number of seconds from 1 to 2592000 (30 days)')
+  if (registration === false) return undefined
+  assert(deliver !== undefined, 'registration needs deliver: the plugin has no other way to send the verification link')
+  assert(typeof accounts.create === 'function', 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')
+  const { fields = {} } = registration === true ? {} : group(registration, ['fields'], 'registration')
+  assert(isObject(fields), 'registration.fields must be an object of JSON Schemas')
+  for (const [name, schema] of Object.entries(fields)) {
+    assert(/^[A-Za-z_][\w]{0,63}$/.test(name) && !TAKEN_FIELD_NAMES.has(name), `registration.fields.${name}: the name is taken or not a plain identifier`)
+    assert(isObject(schema), `registration.fields.${name} must be a JSON Schema object (TypeBox works)`)
+  }
+  return { ttlMs: verifyTtl * 1000, fields: fields as Record<string, object> }
 }
 
 /** Checks every option and fills in the defaults; a mistake throws FST_PWAUTH_INVALID_OPTION. */
@@ -159,6 +187,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   assert(!passwordReset || deliver !== undefined, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
   assert(isInteger(resetTtl, 1, 86_400), 'resetTtl must be a whole number of seconds from 1 to 86400')
   assert(isInteger(mailLimit, 1, 1000), 'mailLimit must be a whole number from 1 to 1000')
+  const registration = resolveRegistration(options.registration, options.verifyTtl, deliver, options.accounts)
   const { params, pepper } = resolveArgon2(options.argon2)
   const jwt = resolveJwt(options.jwt)
 
@@ -186,6 +215,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     reauthMaxAge: resolveReauthMaxAge(options.reauthMaxAge),
     deliver,
     passwordReset: passwordReset ? { ttlMs: resetTtl * 1000 } : undefined,
+    registration,
     mailLimit,
     oneTimeTokens: options.oneTimeTokens ?? new MemoryOneTimeTokenStore()
   }

@@ -31,10 +31,15 @@ export interface RouteContext {
   refresh: boolean
   /** Seconds a password proof counts as recent for ending sessions. */
   reauthMaxAge: number
-  /** Messages for the host's `deliver` (a no-op without one). */
+  /** Messages for the host's `deliver` (a no-op without one), and the per-address limit of those that can be asked for. */
   outbox: Outbox
-  /** ForgotPassword and ResetPassword, when on. */
-  passwordReset: { tokens: OneTimeTokens, mailLimit: MailLimit, ttlMs: number } | undefined
+  mailLimit: MailLimit
+  /** Reset links and pending registrations. */
+  oneTimeTokens: OneTimeTokens
+  /** ForgotPassword and ResetPassword, when on: a reset token's lifetime. */
+  passwordReset: { ttlMs: number } | undefined
+  /** Register and VerifyEmail, when on: a verification token's lifetime and the host's own fields. */
+  registration: { ttlMs: number, fields: Record<string, object> } | undefined
   /** Cookie mode: where the refresh token travels instead of the body. */
   cookie: RefreshCookie | undefined
 }

@@ -10,8 +10,8 @@ import type { RouteContext } from './context.js'
  * same for every address (a store outage is a 503 for all alike); the message limit, the token and the
  * delivery happen after it, so neither store nor mail time shows.
  */
-export function registerForgotPassword (app: FastifyInstance, { accounts, storeCall, passwordReset, outbox, emit }: RouteContext): void {
-  const { tokens, mailLimit, ttlMs } = passwordReset!
+export function registerForgotPassword (app: FastifyInstance, { accounts, storeCall, passwordReset, outbox, mailLimit, oneTimeTokens: tokens, emit }: RouteContext): void {
+  const { ttlMs } = passwordReset!
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ForgotPassword', {
     schema: {
       summary: 'Ask for a password reset link',

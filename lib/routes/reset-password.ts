@@ -13,8 +13,7 @@ import type { RouteContext } from './context.js'
  * compare-and-set of the hash that advances the credential version. Every session ends.
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, passwordReset, throttle, outbox } = context
-  const { tokens } = passwordReset!
+  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens: tokens } = context
 
   /** The account a live token still stands for: same id, e-mail and credential version, and active. */
   async function accountOf (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {

@@ -32,6 +32,18 @@ export class OneTimeTokens {
     return token
   }
 
+  /**
+   * A pending registration's token: a slot of its own (an address may have several pending registrations;
+   * the first verified wins), holding the password hash and the host's fields.
+   */
+  async issueRegistration (request: FastifyRequest, email: string, passwordHash: string, fields: Record<string, unknown>, ttlMs: number): Promise<string> {
+    const slot = randomBytes(16).toString('base64url')
+    const token = `${slot}.${randomBytes(32).toString('base64url')}`
+    const record: OneTimeToken = { purpose: 'verify_email', accountId: '', email, credentialVersion: 0, passwordHash, fields }
+    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(slot, this.#hash(token), record, ttlMs) })
+    return token
+  }
+
   /** What a live token of `purpose` stands for; null for anything else. Changes nothing. */
   async find (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null

@@ -226,4 +226,3 @@ t.test('while the old system runs: with the guide\'s settings Django and Rails s
     t.notOk(await oldSystemAccepts(await stored()), `${name}: which the old system cannot read: what the option prevents`)
   }
 })
-
