@@ -33,6 +33,7 @@ export interface ServerConfig {
   mailFrom: string
   appUrl: string
   resetTtl: number | undefined
+  verifyTtl: number | undefined
   mailLimit: number | undefined
   deviceTtl: number | undefined
 }
@@ -85,6 +86,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     mailFrom: text(env, 'MAIL_FROM') ?? 'fastify-password-auth example <no-reply@localhost>',
     appUrl: (text(env, 'APP_URL') ?? `http://${text(env, 'HOST') ?? '127.0.0.1'}:${integer(env, 'PORT', 0, 65535) ?? 3000}`).replace(/\/+$/, ''),
     resetTtl: integer(env, 'AUTH_RESET_TTL', 1, 86_400),
+    verifyTtl: integer(env, 'AUTH_VERIFY_TTL', 1, 30 * 86_400),
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400)
   }

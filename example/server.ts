@@ -43,6 +43,8 @@ async function main (): Promise<void> {
       deliver: createMailer(config),
       passwordReset: true,
       resetTtl: config.resetTtl,
+      registration: true,
+      verifyTtl: config.verifyTtl,
       mailLimit: config.mailLimit,
       throttle: { deviceTtl: config.deviceTtl },
       jwt: {

@@ -5,7 +5,7 @@ const me = new URL('app/me', document.baseURI)
 let accessToken = null
 
 const $ = (id) => document.getElementById(id)
-const show = (id) => { for (const view of ['login', 'forgot', 'reset', 'account', 'reauth']) $(view).hidden = view !== id }
+const show = (id) => { for (const view of ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth']) $(view).hidden = view !== id }
 const say = (text) => { $('message').textContent = text }
 
 async function post (url, body) {
@@ -124,9 +124,37 @@ $('forgot').onsubmit = async (event) => {
   signedOut('If this address has an account, a link to reset its password is on its way.')
 }
 
-// The reset link carries its token in the fragment (#token=…): browsers never send it to a server or in a Referer.
-const resetToken = () => new URLSearchParams(window.location.hash.slice(1)).get('token')
-window.onhashchange = () => { if (resetToken() !== null) { say(''); show('reset') } }
+// Links carry their token in the fragment (#token=… to reset, #verify=… to confirm an address): browsers
+// never send it to a server or in a Referer.
+const fragment = (name) => new URLSearchParams(window.location.hash.slice(1)).get(name)
+const resetToken = () => fragment('token')
+const verifyToken = () => fragment('verify')
+const linkView = () => resetToken() !== null ? 'reset' : verifyToken() !== null ? 'verify' : null
+window.onhashchange = () => { if (linkView() !== null) { say(''); show(linkView()) } }
+
+$('register-link').onclick = () => { $('register').email.value = $('login').email.value; show('register'); say('') }
+$('register-cancel').onclick = () => signedOut()
+
+$('register').onsubmit = async (event) => {
+  event.preventDefault()
+  const form = new FormData($('register'))
+  const response = await post(new URL('Register', auth), { email: form.get('email'), password: form.get('password'), confirmPassword: form.get('confirmPassword') })
+  if (response.status === 202) {
+    $('register').reset()
+    return signedOut('Check your mailbox: a link to confirm your address is on its way.')
+  }
+  const problem = await response.json().catch(() => ({}))
+  if (problem.code === 'FST_PWAUTH_PASSWORD_MISMATCH') return say('The two passwords differ.')
+  if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
+  say(response.status === 429 ? 'Too many requests: wait a little.' : 'That did not work: check the address.')
+}
+
+$('verify').onsubmit = async (event) => {
+  event.preventDefault()
+  const response = await post(new URL('VerifyEmail', auth), { token: verifyToken() })
+  window.history.replaceState(null, '', window.location.pathname)
+  signedOut(response.status === 204 ? 'Your address is confirmed and your account exists: sign in.' : 'This link is not valid any more: register again, or sign in.')
+}
 
 $('reset').onsubmit = async (event) => {
   event.preventDefault()
@@ -144,6 +172,6 @@ $('reset').onsubmit = async (event) => {
   say('That did not work: try again.')
 }
 
-if (resetToken() !== null) show('reset')
+if (linkView() !== null) show(linkView())
 else if (await refresh()) await showAccount()
 else signedOut()

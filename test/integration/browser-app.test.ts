@@ -154,3 +154,42 @@ t.test('forgotten password in the browser: ask for a link, open it (token in the
   await signIn(page, `${server.url}/`, email!, fresh)
   t.pass('signed in with the new password')
 })
+
+t.test('registration in the browser: create an account, open the link (token in the fragment), confirm, sign in', { skip: missing }, async (t) => {
+  const { mkdtemp, readFile } = await import('node:fs/promises')
+  const { join } = await import('node:path')
+  const { tmpdir } = await import('node:os')
+  const outbox = join(await mkdtemp(join(tmpdir(), 'browser-register-')), 'outbox.jsonl')
+  const server = await startServer(t, { JWT_SECRET: SECRET, AUTH_MAIL_OUTBOX: outbox })
+  const browser = await launch(t)
+  const page = await browser.newPage()
+  await page.goto(`${server.url}/`)
+  await shows(page, 'login')
+  await page.click('#register-link')
+  await page.waitForSelector('#register:not([hidden])')
+  const email = 'newcomer@example.com'
+  const password = 'a passphrase picked at sign-up'
+  await page.type('#register [name=email]', email)
+  await page.type('#register [name=password]', password)
+  await page.type('#register [name=confirmPassword]', password)
+  await page.screenshot({ path: '.scratch/browser-register.png' }).catch(() => {})
+  await page.click('#register button[type=submit]')
+  await shows(page, 'login')
+  t.match(await page.$eval('#message', (node) => node.textContent), /a link to confirm your address is on its way/)
+
+  let token = ''
+  for (let i = 0; i < 200 && token === ''; i++) {
+    const lines = (await readFile(outbox, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string, token?: string })
+    token = lines.find((line) => line.type === 'verify_email')?.token ?? ''
+    if (token === '') await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  await page.goto('about:blank')
+  await page.goto(`${server.url}/#verify=${token}`)
+  await page.waitForSelector('#verify:not([hidden])')
+  await page.click('#verify button[type=submit]')
+  await shows(page, 'login')
+  t.match(await page.$eval('#message', (node) => node.textContent), /your account exists/)
+  t.equal(new URL(page.url()).hash, '', 'the token left the address bar')
+  await signIn(page, `${server.url}/`, email, password)
+  t.pass('signed in with the new account')
+})
