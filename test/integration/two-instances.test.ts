@@ -106,6 +106,34 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     t.equal((await login(a, erin, 'erin reset this on b')).status, 200)
   })
 
+  await t.test('registered on A, verified on B, logged in on either; Redis keeps the argon2id hash and keyed hashes only', async (t) => {
+    const frank = `frank-${run}@example.com`
+    const registered = await post(`${a.url}/Auth/Register`, { email: frank, password: 'a passphrase chosen at sign-up', confirmPassword: 'a passphrase chosen at sign-up' })
+    t.equal(registered.status, 202)
+    let token = ''
+    for (let i = 0; i < 200 && token === ''; i++) {
+      const lines = (await readFile(outbox, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
+      token = lines.find((line) => line.type === 'verify_email' && line.to === frank)?.token ?? ''
+      if (token === '') await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    t.equal((await login(b, frank, 'a passphrase chosen at sign-up')).status, 401, 'pending: no account on either')
+    const redis = new Redis(REDIS_URL)
+    t.teardown(() => { redis.disconnect() })
+    const pending = []
+    for (const key of await redis.keys('fastify-password-auth:one-time:*')) {
+      const fields = await redis.hgetall(key)
+      if (fields.e === frank) pending.push(fields)
+    }
+    t.equal(pending.length, 1)
+    t.match(pending[0], { p: 'verify_email', w: /^\$argon2id\$/ })
+    t.notOk(Object.values(pending[0]!).some((value) => value.includes(token.split('.')[1]!)), 'the token is not there')
+    t.notOk(JSON.stringify(pending).includes('a passphrase chosen at sign-up'), 'nor the password')
+    t.equal((await post(`${b.url}/Auth/VerifyEmail`, { token })).status, 204, 'verified on B')
+    t.equal((await post(`${a.url}/Auth/VerifyEmail`, { token })).status, 400, 'and dead on A')
+    t.equal((await login(a, frank, 'a passphrase chosen at sign-up')).status, 200, 'logs in on A')
+    t.equal((await login(b, frank, 'a passphrase chosen at sign-up')).status, 200, 'and on B')
+  })
+
   await t.test('an account deactivated in the database loses its tokens on both, for good', async (t) => {
     const token = await tokenOf(await login(a, ada, 'a new passphrase set on b'))
     const pool = new pg.Pool({ connectionString: databaseUrl })
