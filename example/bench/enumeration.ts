@@ -11,10 +11,10 @@ import { summarize, type LatencySummary } from './load.js'
 import { ACTIVE_ACCOUNTS, activeEmail, BENCH_PASSWORD, INACTIVE_ACCOUNTS, inactiveEmail, WRONG_PASSWORD } from './settings.js'
 import { timedPost } from './timed-post.js'
 
-export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount' | 'activeAccount'
+export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount' | 'activeAccount' | 'pendingAddress'
 
 export interface EnumerationResult {
-  route: 'login' | 'forgot'
+  route: 'login' | 'forgot' | 'register'
   durationSeconds: number
   statuses: Record<string, number>
   byKind: Partial<Record<FailureKind, LatencySummary>>
@@ -24,9 +24,9 @@ export interface EnumerationResult {
 
 export async function probeEnumeration (
   baseUrl: string,
-  { route = 'login', workers = 2, durationSeconds = 6, runId = String(Date.now()) }: { route?: 'login' | 'forgot', workers?: number, durationSeconds?: number, runId?: string } = {}
+  { route = 'login', workers = 2, durationSeconds = 6, runId = String(Date.now()) }: { route?: 'login' | 'forgot' | 'register', workers?: number, durationSeconds?: number, runId?: string } = {}
 ): Promise<EnumerationResult> {
-  const url = new URL(route === 'login' ? '/Auth/Login' : '/Auth/ForgotPassword', baseUrl)
+  const url = new URL({ login: '/Auth/Login', forgot: '/Auth/ForgotPassword', register: '/Auth/Register' }[route], baseUrl)
   const expected = route === 'login' ? 401 : 202
   const agent = new Agent({ keepAlive: true, maxSockets: workers })
   // Wrong passwords go to the upper half of the accounts, each at most a few times: never 5 in a row.
@@ -38,10 +38,19 @@ export async function probeEnumeration (
     unknownEmail: () => JSON.stringify({ email: `nobody-${runId}-${unknown++}@bench.test`, password: BENCH_PASSWORD }),
     inactiveAccount: () => JSON.stringify({ email: inactiveEmail(inactive++ % INACTIVE_ACCOUNTS), password: BENCH_PASSWORD })
   }
+  let pending = 0
   if (route === 'login') {
     bodyOf.wrongPassword = () => JSON.stringify({ email: activeEmail(ACTIVE_ACCOUNTS / 2 + (wrong++ % (ACTIVE_ACCOUNTS / 2))), password: WRONG_PASSWORD })
-  } else {
+  } else if (route === 'forgot') {
     bodyOf.activeAccount = () => JSON.stringify({ email: activeEmail(active++ % ACTIVE_ACCOUNTS) })
+  } else {
+    // Register: a new address each time, one of 50 addresses registered again and again (pending), a taken
+    // address (active account) and an inactive account's address, all with the same valid password.
+    const registration = (email: string): string => JSON.stringify({ email, password: BENCH_PASSWORD, confirmPassword: BENCH_PASSWORD })
+    bodyOf.unknownEmail = () => registration(`new-${runId}-${unknown++}@bench.test`)
+    bodyOf.pendingAddress = () => registration(`pending-${runId}-${pending++ % 50}@bench.test`)
+    bodyOf.activeAccount = () => registration(activeEmail(active++ % ACTIVE_ACCOUNTS))
+    bodyOf.inactiveAccount = () => registration(inactiveEmail(inactive++ % INACTIVE_ACCOUNTS))
   }
   const KINDS = Object.keys(bodyOf) as FailureKind[]
   const samples: Partial<Record<FailureKind, number[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]))

@@ -51,6 +51,10 @@ export interface BenchResults {
   forgotEnumeration?: EnumerationResult
   /** GET /me at the mixed rate alone, then during a ForgotPassword flood. */
   forgotFlood?: { connections: number, alone: LoadResult, me: LoadResult, flood: LoadResult }
+  /** Register's answers for a new, a pending, a taken and an inactive address. */
+  registerEnumeration?: EnumerationResult
+  /** GET /me alone, then during a registration flood (argon2 on every request: shed with 503). */
+  registerFlood?: { connections: number, alone: LoadResult, me: LoadResult, flood: LoadResult }
   /** GET /me at the mixed rate during a login flood far beyond argon2's rate. */
   floodProbe?: { connections: number, me: LoadResult, flood: LoadResult }
   overload?: LoadResult & { idleRss?: number, peakRss?: number, serverCpuMs?: number, stats: unknown }
@@ -67,7 +71,7 @@ export interface BenchResults {
 }
 
 export type TargetId = 'login-defaults' | 'login-tuned' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' |
-  'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'enumeration' | 'forgot-enumeration' | 'forgot-flood' | 'lockout'
+  'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'enumeration' | 'forgot-enumeration' | 'forgot-flood' | 'register-enumeration' | 'register-flood' | 'lockout'
 
 /** One fresh process: plugin registration and ready, and memory after a GC. */
 export interface StartupRun { common: boolean, ms: number, rss: number, heapUsed: number, rssGrowth: number, heapGrowth: number }
@@ -141,6 +145,16 @@ export function checkTargets (r: BenchResults): Target[] {
   if (r.forgotEnumeration !== undefined) {
     const value = r.forgotEnumeration.medianSpread
     targets.push({ id: 'forgot-enumeration', name: 'ForgotPassword: spread of the medians', value, target: '≤ 10 %', met: value <= 0.1 })
+  }
+  if (r.registerEnumeration !== undefined) {
+    const value = r.registerEnumeration.medianSpread
+    targets.push({ id: 'register-enumeration', name: 'Register: spread of the medians', value, target: '≤ 10 %', met: value <= 0.1 })
+  }
+  if (r.registerFlood !== undefined) {
+    const { alone, me, flood } = r.registerFlood
+    const value = me.latency.p99 / alone.latency.p99
+    const shed = (flood.statuses['503'] ?? 0) > 0 && Object.keys(flood.statuses).every((status) => status === '202' || status === '503')
+    targets.push({ id: 'register-flood', name: 'Registration flood shed with 503; /me p99 during it', value, target: '503s; ≤ 2 × alone', met: shed && value <= 2 })
   }
   if (r.forgotFlood !== undefined) {
     const value = r.forgotFlood.me.latency.p99 / r.forgotFlood.alone.latency.p99
@@ -294,6 +308,22 @@ export function renderTable (r: BenchResults): string {
     rows.push([`ForgotPassword, medians: unknown e-mail / active account / inactive account (${byKind.unknownEmail!.count + byKind.activeAccount!.count + byKind.inactiveAccount!.count} interleaved)`,
       '', `${ms(byKind.unknownEmail!.p50)} / ${ms(byKind.activeAccount!.p50)} / ${ms(byKind.inactiveAccount!.p50)}`, '',
       `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %', verdict(t), '', '', others === '' ? '0' : others])
+  }
+  if (r.registerEnumeration !== undefined) {
+    const { byKind, statuses } = r.registerEnumeration
+    const t = target('register-enumeration')
+    const kinds = ['unknownEmail', 'pendingAddress', 'activeAccount', 'inactiveAccount'] as const
+    const others = Object.entries(statuses).filter(([status]) => status !== '202').map(([status, n]) => `${n} × ${status}`).join(', ')
+    rows.push([`Register, medians: new / pending / taken / inactive address (${kinds.reduce((sum, kind) => sum + byKind[kind]!.count, 0)} interleaved)`,
+      '', kinds.map((kind) => ms(byKind[kind]!.p50)).join(' / '), '',
+      `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %', verdict(t), '', '', others === '' ? '0' : others])
+  }
+  if (r.registerFlood !== undefined) {
+    const { connections, alone, me, flood } = r.registerFlood
+    const t = target('register-flood')
+    const statuses = Object.entries(flood.statuses).map(([status, n]) => `${count(n)} × ${status}`).join(', ')
+    rows.push([`GET /me alone / during a ${connections}-connection registration flood (${statuses})`, '',
+      '', `${ms(alone.latency.p99)} / ${ms(me.latency.p99)}`, `${(t?.value ?? NaN).toFixed(2)} ×`, '503s; ≤ 2 ×', verdict(t), '', '', ''])
   }
   if (r.forgotFlood !== undefined) {
     const { connections, alone, me, flood } = r.forgotFlood

@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot; default all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
+ * startup, forgot, register; default all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -30,7 +30,7 @@ import {
   ceiling, expectOk, interleavedRounds, log, LOGIN_CONNECTIONS, loginLoad, loginSessions, logoutRounds, median, meDuringFlood, mixed,
   MIXED_RATE, refresh, ROUTE_CONNECTIONS, startServer, type Server
 } from './scenarios.js'
-import { ACTIVE_ACCOUNTS, profiles } from './settings.js'
+import { ACTIVE_ACCOUNTS, BENCH_PASSWORD, profiles } from './settings.js'
 
 const env = process.env
 const seconds = Number(env.BENCH_SECONDS) > 0 ? Number(env.BENCH_SECONDS) : 4
@@ -38,7 +38,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot'] as const
+const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -206,6 +206,14 @@ async function main (): Promise<void> {
       log('ForgotPassword: enumeration, then GET /me alone and during a ForgotPassword flood')
       results.forgotEnumeration = await probeEnumeration(server.url, { route: 'forgot', workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
       results.forgotFlood = { connections: FLOOD_CONNECTIONS, ...await meDuringFlood(server, tokens, FLOOD_CONNECTIONS, seconds, '/Auth/ForgotPassword') }
+    }
+    if (wanted('register')) {
+      log('Register: enumeration, then GET /me alone and during a registration flood')
+      results.registerEnumeration = await probeEnumeration(server.url, { route: 'register', workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
+      results.registerFlood = {
+        connections: FLOOD_CONNECTIONS,
+        ...await meDuringFlood(server, tokens, FLOOD_CONNECTIONS, seconds, '/Auth/Register', (email) => ({ email, password: BENCH_PASSWORD, confirmPassword: BENCH_PASSWORD }))
+      }
     }
     if (wanted('flood')) {
       log(`GET /me during a ${FLOOD_CONNECTIONS}-connection login flood`)

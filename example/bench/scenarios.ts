@@ -55,7 +55,7 @@ export async function ceiling (profile: Profile, seconds: number): Promise<Ceili
  * k + 2n …, so no two connections share an e-mail and the per-e-mail limit of attempts in flight never
  * answers; the request bodies are built once.
  */
-export function loginLoad (server: Server, connections: number, durationSeconds: number, path = '/Auth/Login'): LoadOptions {
+export function loginLoad (server: Server, connections: number, durationSeconds: number, path = '/Auth/Login', body = (email: string): object => ({ email, password: BENCH_PASSWORD })): LoadOptions {
   return {
     url: server.url,
     path,
@@ -66,7 +66,7 @@ export function loginLoad (server: Server, connections: number, durationSeconds:
     connectionRequests: (connection) => {
       const requests: autocannon.Request[] = []
       for (let i = connection % ACTIVE_ACCOUNTS; i < ACTIVE_ACCOUNTS; i += Math.min(connections, ACTIVE_ACCOUNTS)) {
-        requests.push({ body: JSON.stringify({ email: activeEmail(i), password: BENCH_PASSWORD }) })
+        requests.push({ body: JSON.stringify(body(activeEmail(i))) })
       }
       return requests
     },
@@ -282,7 +282,7 @@ export async function refresh (server: Server, refreshTokens: string[], seconds:
  * GET /me at the mixed rate during a login flood of `connections` (far beyond what argon2 serves, so the
  * hashing queue stays full and sheds): what an authenticated client sees while the server is overloaded.
  */
-export async function meDuringFlood (server: Server, tokens: string[], connections: number, seconds: number, path = '/Auth/Login'): Promise<{ alone: LoadResult, me: LoadResult, flood: LoadResult }> {
+export async function meDuringFlood (server: Server, tokens: string[], connections: number, seconds: number, path = '/Auth/Login', body?: (email: string) => object): Promise<{ alone: LoadResult, me: LoadResult, flood: LoadResult }> {
   const probe = async (): Promise<LoadResult> => await paced({
     url: server.url,
     path: '/me',
@@ -292,7 +292,7 @@ export async function meDuringFlood (server: Server, tokens: string[], connectio
   })
   const alone = await probe()
   // The flood's body is Login's; ForgotPassword reads its e-mail and ignores the rest.
-  const flood = load(loginLoad(server, connections, seconds + 1.5, path))
+  const flood = load(loginLoad(server, connections, seconds + 1.5, path, body))
   await new Promise(resolve => setTimeout(resolve, 1000))
   const me = await probe()
   const floodResult = await flood

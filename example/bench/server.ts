@@ -65,8 +65,9 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     jwt: { secret: BENCH_SECRET },
     argon2: DEFAULT_ARGON2,
     rateLimit: false,
-    // ForgotPassword with a mailer that sends nothing: the bench measures the route, not a mail server.
+    // ForgotPassword and Register with a mailer that sends nothing: the bench measures the routes, not a mail server.
     passwordReset: true,
+    registration: true,
     deliver: () => {},
     hashing: options.hashConcurrency === undefined ? undefined : { concurrency: options.hashConcurrency }
   })
