@@ -30,8 +30,19 @@ for (const requestLogging of ['off', 'on'] as const) {
     }
     const reset = await post(`${server.url}/Auth/ResetPassword`, { token: resetToken, newPassword: 'a fresh passphrase after reset', confirmNewPassword: 'a fresh passphrase after reset' })
     t.equal(reset.status, 204)
+    // A registration: its verification token likewise.
+    t.equal((await post(`${server.url}/Auth/Register`, { email: 'logged@example.com', password: 'a passphrase for sign-up', confirmPassword: 'a passphrase for sign-up' })).status, 202)
+    let verifyToken = ''
+    for (let i = 0; i < 200 && verifyToken === ''; i++) {
+      const lines = (await readFile(outbox, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string, token?: string })
+      verifyToken = lines.find((line) => line.type === 'verify_email')?.token ?? ''
+      if (verifyToken === '') await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    t.equal((await post(`${server.url}/Auth/VerifyEmail`, { token: verifyToken })).status, 204)
     await new Promise((resolve) => setTimeout(resolve, 200)) // pino writes asynchronously
     t.notOk(server.output().includes(resetToken.split('.')[1]!), 'no reset token in any log line')
+    t.notOk(server.output().includes(verifyToken.split('.')[1]!), 'no verification token either')
+    t.notOk(server.output().includes('a passphrase for sign-up'), 'nor the password')
     const logged = lines(server.output())
     t.ok(logged.some((line) => line.authEvent?.type === 'login.succeeded'), 'the audit event is logged')
     const requestLines = logged.filter((line) => line.msg === 'incoming request' || line.msg === 'request completed')

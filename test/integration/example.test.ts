@@ -44,7 +44,7 @@ t.test('health, the OpenAPI document and its page', async (t) => {
   t.match(document.openapi, /^3\./)
   const validation = await validate(structuredClone(document) as never)
   t.ok(validation.valid, validation.valid ? 'a valid OpenAPI document' : compileErrors(validation))
-  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Logout', '/Auth/ForgotPassword', '/Auth/ResetPassword', '/me', '/health']) t.ok(document.paths[path], path)
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Logout', '/Auth/ForgotPassword', '/Auth/ResetPassword', '/Auth/Register', '/Auth/VerifyEmail', '/me', '/health']) t.ok(document.paths[path], path)
   const logout = (document.paths['/Auth/Logout'] as { post: { security?: unknown, description: string } }).post
   t.same(logout.security, [{ bearerAuth: [] }], 'the page\'s Authorize sends the token to Logout')
   t.match(logout.description, /`Authorization: Bearer <access token>`/, 'a code span, which the page shows as written instead of as HTML')
