@@ -51,6 +51,8 @@ export interface BenchResults {
   forgotEnumeration?: EnumerationResult
   /** GET /me at the mixed rate alone, then during a ForgotPassword flood. */
   forgotFlood?: { connections: number, alone: LoadResult, me: LoadResult, flood: LoadResult }
+  /** GET /me alone, then during a flood of POSTs to a route that does not exist (404): the baseline of the floods below. */
+  notFoundFlood?: { connections: number, alone: LoadResult, me: LoadResult, flood: LoadResult }
   /** Register's answers for a new, a pending, a taken and an inactive address. */
   registerEnumeration?: EnumerationResult
   /** GET /me alone, then during a registration flood (argon2 on every request: shed with 503). */
@@ -152,13 +154,13 @@ export function checkTargets (r: BenchResults): Target[] {
   }
   if (r.registerFlood !== undefined) {
     const { alone, me, flood } = r.registerFlood
-    const value = me.latency.p99 / alone.latency.p99
+    const value = me.latency.p99 / (r.notFoundFlood?.me ?? alone).latency.p99
     const shed = (flood.statuses['503'] ?? 0) > 0 && Object.keys(flood.statuses).every((status) => status === '202' || status === '503')
-    targets.push({ id: 'register-flood', name: 'Registration flood shed with 503; /me p99 during it', value, target: '503s; ≤ 2 × alone', met: shed && value <= 2 })
+    targets.push({ id: 'register-flood', name: 'Registration flood shed with 503; /me p99 during it', value, target: '503s; ≤ 1.5 × during a 404 flood', met: shed && value <= 1.5 })
   }
   if (r.forgotFlood !== undefined) {
-    const value = r.forgotFlood.me.latency.p99 / r.forgotFlood.alone.latency.p99
-    targets.push({ id: 'forgot-flood', name: '/me p99 during a ForgotPassword flood', value, target: '≤ 2 × alone', met: value <= 2 })
+    const value = r.forgotFlood.me.latency.p99 / (r.notFoundFlood?.me ?? r.forgotFlood.alone).latency.p99
+    targets.push({ id: 'forgot-flood', name: '/me p99 during a ForgotPassword flood', value, target: '≤ 1.5 × during a 404 flood', met: value <= 1.5 })
   }
   return targets
 }
@@ -322,14 +324,15 @@ export function renderTable (r: BenchResults): string {
     const { connections, alone, me, flood } = r.registerFlood
     const t = target('register-flood')
     const statuses = Object.entries(flood.statuses).map(([status, n]) => `${count(n)} × ${status}`).join(', ')
-    rows.push([`GET /me alone / during a ${connections}-connection registration flood (${statuses})`, '',
-      '', `${ms(alone.latency.p99)} / ${ms(me.latency.p99)}`, `${(t?.value ?? NaN).toFixed(2)} ×`, '503s; ≤ 2 ×', verdict(t), '', '', ''])
+    rows.push([`GET /me alone / during a 404 flood / during a ${connections}-connection registration flood (${statuses})`, '',
+      '', `${ms(alone.latency.p99)} / ${ms(r.notFoundFlood?.me.latency.p99)} / ${ms(me.latency.p99)}`, `${(t?.value ?? NaN).toFixed(2)} ×`, '503s; ≤ 1.5 × the 404 flood', verdict(t), '', '', ''])
   }
   if (r.forgotFlood !== undefined) {
     const { connections, alone, me, flood } = r.forgotFlood
     const t = target('forgot-flood')
-    rows.push([`GET /me at ${r.settings.mixedRate} req/s alone / during a ${connections}-connection ForgotPassword flood (${rate(flood.perSecond)} req/s)`, '',
-      '', `${ms(alone.latency.p99)} / ${ms(me.latency.p99)}`, `${(t?.value ?? NaN).toFixed(2)} ×`, '≤ 2 ×', verdict(t), '', '', ''])
+    const baseline = r.notFoundFlood
+    rows.push([`GET /me at ${r.settings.mixedRate} req/s alone / during a 404 flood (${baseline === undefined ? '–' : rate(baseline.flood.perSecond)} req/s) / during a ${connections}-connection ForgotPassword flood (${rate(flood.perSecond)} req/s)`, '',
+      '', `${ms(alone.latency.p99)} / ${ms(baseline?.me.latency.p99)} / ${ms(me.latency.p99)}`, `${(t?.value ?? NaN).toFixed(2)} ×`, '≤ 1.5 × the 404 flood', verdict(t), '', '', ''])
   }
 
   if (r.lockout !== undefined) {
