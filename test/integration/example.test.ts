@@ -75,22 +75,31 @@ t.test('AUTH_ACCOUNTS_FILE, JWT_SECRET, AUTH_TOKEN_TTL and AUTH_RATE_LIMIT confi
 })
 
 t.test('configuration mistakes stop the server with a clear message', async (t) => {
-  const cases: Array<[Record<string, string>, RegExp]> = [
-    [{ JWT_SECRET: 'too-short' }, /jwt\.keys\[0\]\.secret must be at least 32 bytes long/],
-    [{ JWT_SECRET: 'x'.repeat(32), JWT_PREVIOUS_SECRETS: 'short' }, /jwt\.keys\[1\]\.secret must be at least 32 bytes long/],
+  const file = await writeAccountsFile(t, [{ email: 'a@b.c', password: 'x', passwordHash: 'y' }])
+  // One mistake of each kind (the environment, the plugin's options, the accounts file) stops a real process.
+  const started: Array<[Record<string, string>, RegExp]> = [
     [{ AUTH_REFRESH: 'yes' }, /AUTH_REFRESH must be "on" or "off"/],
-    [{ AUTH_SESSION_IDLE_TTL: '0' }, /AUTH_SESSION_IDLE_TTL must be a whole number from 1/],
+    [{ JWT_SECRET: 'too-short' }, /jwt\.keys\[0\]\.secret must be at least 32 bytes long/],
     [{ AUTH_SESSION_IDLE_TTL: '60', AUTH_SESSION_MAX_TTL: '30' }, /refresh.idleTimeout must be a whole number of seconds from 1 to refresh.maxLifetime \(30\)/],
+    [{ AUTH_ACCOUNTS_FILE: '/nonexistent/accounts.json' }, /ENOENT/],
+    [{ AUTH_ACCOUNTS_FILE: file }, /give exactly one of "password" and "passwordHash"/]
+  ]
+  const results = await Promise.all(started.map(async ([env]) => await failingStart(env)))
+  for (const [i, [env, message]] of started.entries()) {
+    t.equal(results[i]!.code, 1, JSON.stringify(env))
+    t.match(results[i]!.output, message)
+  }
+  // The rest of the environment's rules, read the way the server reads them, without a process each.
+  const { readConfig } = await import('../../example/config.js')
+  const { resolveOptions } = await import('../../lib/options/index.js')
+  const { MemoryAccountStore } = await import('../../lib/index.js')
+  for (const [env, message] of [
+    [{ AUTH_SESSION_IDLE_TTL: '0' }, /AUTH_SESSION_IDLE_TTL must be a whole number from 1/],
     [{ PORT: 'eighty' }, /PORT must be a whole number from 0 to 65535/],
     [{ AUTH_TOKEN_TTL: '0' }, /AUTH_TOKEN_TTL must be a whole number from 1 to 86400/],
     [{ AUTH_RATE_LIMIT: 'maybe' }, /AUTH_RATE_LIMIT must be "on" or "off"/],
-    [{ AUTH_ACCOUNTS_FILE: '/nonexistent/accounts.json' }, /ENOENT/]
-  ]
-  for (const [env, message] of cases) {
-    const { code, output } = await failingStart(env)
-    t.equal(code, 1, JSON.stringify(env))
-    t.match(output, message)
-  }
-  const file = await writeAccountsFile(t, [{ email: 'a@b.c', password: 'x', passwordHash: 'y' }])
-  t.match((await failingStart({ AUTH_ACCOUNTS_FILE: file })).output, /give exactly one of "password" and "passwordHash"/)
+    [{ AUTH_MAIL_LIMIT: '0' }, /AUTH_MAIL_LIMIT must be a whole number from 1 to 1000/]
+  ] as const) t.throws(() => readConfig(env), message, JSON.stringify(env))
+  t.throws(() => resolveOptions({ accounts: new MemoryAccountStore(), jwt: { keys: [{ secret: 'x'.repeat(32) }, { secret: 'short' }] } }),
+    /jwt\.keys\[1\]\.secret must be at least 32 bytes long/, 'JWT_PREVIOUS_SECRETS become keys after the first')
 })
