@@ -89,3 +89,14 @@ t.test('the memory account store hands out one frozen view per record, without t
   t.equal((await store.findById(ada.id))?.credentialVersion, 1, 'deactivation advances the version once')
   t.not(await store.findById(ada.id), view, 'an update replaces the view')
 })
+
+t.test('the memory one-time token store holds at most maxTokens, dropping the oldest', async (t) => {
+  const store = new MemoryOneTimeTokenStore({ maxTokens: 3 })
+  const token = { purpose: 'verify_email', accountId: '', email: 'a@example.com', credentialVersion: 0 }
+  for (const slot of ['a', 'b', 'c']) await store.put(slot, `hash-${slot}`, token, 60_000)
+  await store.put('a', 'hash-a2', token, 60_000) // a again: now the newest
+  await store.put('d', 'hash-d', token, 60_000)
+  t.equal(store.size, 3)
+  t.equal(await store.find('b', 'hash-b', 'verify_email'), null, 'the oldest went')
+  for (const [slot, hash] of [['a', 'hash-a2'], ['c', 'hash-c'], ['d', 'hash-d']]) t.ok(await store.find(slot!, hash!, 'verify_email'), slot)
+})

@@ -4,15 +4,31 @@ interface Entry { hash: string, token: Readonly<OneTimeToken>, expiresAt: number
 
 const SWEEP_INTERVAL_MS = 60_000
 
-/** One-time tokens in process memory, for a single instance; expired ones are swept at most once a minute. */
+/**
+ * One-time tokens in process memory, for a single instance; expired ones are swept at most once a minute.
+ * At most `maxTokens` are held (a flood of registrations cannot exhaust the heap): past that the oldest goes.
+ */
 export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
   readonly #slots = new Map<string, Entry>()
+  readonly #maxTokens: number
   #nextSweep = 0
+
+  constructor ({ maxTokens = 100_000 }: { maxTokens?: number } = {}) {
+    this.#maxTokens = maxTokens
+  }
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
     const now = Date.now()
     if (now >= this.#nextSweep) this.#sweep(now)
+    // Re-inserted, so the Map's order stays the order of the last put.
+    this.#slots.delete(slot)
+    if (this.#slots.size >= this.#maxTokens) this.#slots.delete(this.#slots.keys().next().value!)
     this.#slots.set(slot, { hash, token: Object.freeze({ ...token }), expiresAt: now + ttlMs })
+  }
+
+  /** Number of tokens held. */
+  get size (): number {
+    return this.#slots.size
   }
 
   async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
