@@ -3,6 +3,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../example/app.js'
 import { hashPassword, MemoryAccountStore } from '../../lib/index.js'
+import { outboxMessage } from '../helpers/outbox.js'
 import { startServer } from '../helpers/server-process.js'
 
 // The demo's browser app (example/public) in headless Chromium: Debian's `chromium` package, driven by
@@ -111,7 +112,7 @@ t.test('the whole app under a host prefix: the cookie path follows, so reloads a
 })
 
 t.test('forgotten password in the browser: ask for a link, open it (token in the fragment), set a new password, sign in', { skip: missing }, async (t) => {
-  const { mkdtemp, readFile } = await import('node:fs/promises')
+  const { mkdtemp } = await import('node:fs/promises')
   const { join } = await import('node:path')
   const { tmpdir } = await import('node:os')
   const outbox = join(await mkdtemp(join(tmpdir(), 'browser-reset-')), 'outbox.jsonl')
@@ -129,12 +130,8 @@ t.test('forgotten password in the browser: ask for a link, open it (token in the
   await shows(page, 'login')
   t.match(await page.$eval('#message', (node) => node.textContent), /a link to reset its password is on its way/)
 
-  let token = ''
-  for (let i = 0; i < 200 && token === ''; i++) {
-    token = (JSON.parse((await readFile(outbox, 'utf8').catch(() => '')).split('\n')[0] || '{}') as { token?: string }).token ?? ''
-    if (token === '') await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  await page.goto(`${server.url}/#token=${token}`)
+  const { token } = await outboxMessage(outbox, 'password_reset')
+  await page.goto(`${server.url}/#token=${token!}`)
   await page.waitForSelector('#reset:not([hidden])')
   await page.type('#reset [name=newPassword]', 'short')
   await page.type('#reset [name=confirmNewPassword]', 'short')
@@ -156,7 +153,7 @@ t.test('forgotten password in the browser: ask for a link, open it (token in the
 })
 
 t.test('registration in the browser: create an account, open the link (token in the fragment), confirm, sign in', { skip: missing }, async (t) => {
-  const { mkdtemp, readFile } = await import('node:fs/promises')
+  const { mkdtemp } = await import('node:fs/promises')
   const { join } = await import('node:path')
   const { tmpdir } = await import('node:os')
   const outbox = join(await mkdtemp(join(tmpdir(), 'browser-register-')), 'outbox.jsonl')
@@ -177,14 +174,9 @@ t.test('registration in the browser: create an account, open the link (token in 
   await shows(page, 'login')
   t.match(await page.$eval('#message', (node) => node.textContent), /a link to confirm your address is on its way/)
 
-  let token = ''
-  for (let i = 0; i < 200 && token === ''; i++) {
-    const lines = (await readFile(outbox, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string, token?: string })
-    token = lines.find((line) => line.type === 'verify_email')?.token ?? ''
-    if (token === '') await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+  const { token } = await outboxMessage(outbox, 'verify_email')
   await page.goto('about:blank')
-  await page.goto(`${server.url}/#verify=${token}`)
+  await page.goto(`${server.url}/#verify=${token!}`)
   await page.waitForSelector('#verify:not([hidden])')
   await page.click('#verify button[type=submit]')
   await shows(page, 'login')

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { outboxMessage } from '../helpers/outbox.js'
 import { post, startServer } from '../helpers/server-process.js'
 
 interface LogLine { msg?: string, authEvent?: { type: string } }
@@ -23,21 +23,12 @@ for (const requestLogging of ['off', 'on'] as const) {
     t.equal((await fetch(`${server.url}/me?access_token=${accessToken}&x=1`)).status, 401, 'a token in the URL is refused')
     // A password reset: its token reaches the outbox (the mailbox) and nothing else.
     t.equal((await post(`${server.url}/Auth/ForgotPassword`, { email })).status, 202)
-    let resetToken = ''
-    for (let i = 0; i < 200 && resetToken === ''; i++) {
-      resetToken = (JSON.parse((await readFile(outbox, 'utf8').catch(() => '')).split('\n')[0] || '{}') as { token?: string }).token ?? ''
-      if (resetToken === '') await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+    const resetToken = (await outboxMessage(outbox, 'password_reset')).token!
     const reset = await post(`${server.url}/Auth/ResetPassword`, { token: resetToken, newPassword: 'a fresh passphrase after reset', confirmNewPassword: 'a fresh passphrase after reset' })
     t.equal(reset.status, 204)
     // A registration: its verification token likewise.
     t.equal((await post(`${server.url}/Auth/Register`, { email: 'logged@example.com', password: 'a passphrase for sign-up', confirmPassword: 'a passphrase for sign-up' })).status, 202)
-    let verifyToken = ''
-    for (let i = 0; i < 200 && verifyToken === ''; i++) {
-      const lines = (await readFile(outbox, 'utf8').catch(() => '')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string, token?: string })
-      verifyToken = lines.find((line) => line.type === 'verify_email')?.token ?? ''
-      if (verifyToken === '') await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+    const verifyToken = (await outboxMessage(outbox, 'verify_email')).token!
     t.equal((await post(`${server.url}/Auth/VerifyEmail`, { token: verifyToken })).status, 204)
     await new Promise((resolve) => setTimeout(resolve, 200)) // pino writes asynchronously
     t.notOk(server.output().includes(resetToken.split('.')[1]!), 'no reset token in any log line')

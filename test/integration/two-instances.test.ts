@@ -1,9 +1,10 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { writeFile } from 'node:fs/promises'
 import { Redis } from 'ioredis'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import t from 'tap'
+import { outboxMessage } from '../helpers/outbox.js'
 import { post, startServer } from '../helpers/server-process.js'
 import { postgresSchema, postgresUnavailable, REDIS_URL, redisUnavailable } from '../helpers/services.js'
 
@@ -81,13 +82,7 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     const session = await tokenOf(await login(b, erin, 'erin forgets her passphrase'))
     t.equal((await me(a, session)).status, 200)
     t.equal((await post(`${a.url}/Auth/ForgotPassword`, { email: erin })).status, 202)
-    let message: { token: string } | undefined
-    for (let i = 0; i < 200 && message === undefined; i++) {
-      const lines = (await readFile(outbox, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
-      message = lines.find((line) => line.type === 'password_reset' && line.to === erin)
-      if (message === undefined) await new Promise((resolve) => setTimeout(resolve, 25))
-    }
-    const token = message!.token
+    const token = (await outboxMessage(outbox, 'password_reset', erin)).token!
     // Everything Redis holds for one-time tokens, tried as a token.
     const redis = new Redis(REDIS_URL)
     t.teardown(() => { redis.disconnect() })
@@ -110,12 +105,7 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     const frank = `frank-${run}@example.com`
     const registered = await post(`${a.url}/Auth/Register`, { email: frank, password: 'a passphrase chosen at sign-up', confirmPassword: 'a passphrase chosen at sign-up' })
     t.equal(registered.status, 202)
-    let token = ''
-    for (let i = 0; i < 200 && token === ''; i++) {
-      const lines = (await readFile(outbox, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).map((line) => JSON.parse(line))
-      token = lines.find((line) => line.type === 'verify_email' && line.to === frank)?.token ?? ''
-      if (token === '') await new Promise((resolve) => setTimeout(resolve, 25))
-    }
+    const token = (await outboxMessage(outbox, 'verify_email', frank)).token!
     t.equal((await login(b, frank, 'a passphrase chosen at sign-up')).status, 401, 'pending: no account on either')
     const redis = new Redis(REDIS_URL)
     t.teardown(() => { redis.disconnect() })
