@@ -179,7 +179,7 @@ t.test('a deliver that throws or hangs changes no answer: logged and reported, n
   let calls = 0
   let secret = ''
   const { forgot, events, logs, reset, app } = await resetApp(t, {
-    deliver: (message) => { calls++; secret = message.token ?? secret; throw new Error('mail server down') }
+    deliver: (message) => { calls++; secret = message.token ?? secret; throw new Error(`mail server down while sending ${message.token ?? 'a notice'}`) }
   })
   t.equal((await forgot()).statusCode, 202)
   await sleep(50)

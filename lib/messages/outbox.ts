@@ -37,8 +37,10 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
   let running = 0
 
   const fail = (request: FastifyRequest | undefined, message: PasswordAuthMessage, reason: 'error' | 'timeout' | 'queue_full', err?: unknown): void => {
-    // The message holds a token: only its type and account are reported, never the message itself.
-    ;(request?.log ?? log).error({ messageType: message.type, err: err instanceof Error ? { message: err.message } : undefined },
+    // The message holds a token: only its type and account are reported, never the message itself, and a
+    // mailer's error text that quotes the token has it redacted.
+    const text = err instanceof Error && message.token !== undefined ? err.message.replaceAll(message.token, '[Redacted]') : (err as Error | undefined)?.message
+    ;(request?.log ?? log).error({ messageType: message.type, err: text === undefined ? undefined : { message: text } },
       `fastify-password-auth: a ${message.type} message was not delivered (${reason})`)
     emit(request, { type: 'message.failed', messageType: message.type, accountId: message.accountId, reason })
   }
