@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import swagger from '@fastify/swagger'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import Fastify from 'fastify'
@@ -85,6 +86,23 @@ t.test('the document follows the configuration: policy lengths, refresh off, coo
   t.match(login.headers['Set-Cookie'].description, /__Secure-fastify-password-auth-refresh=<refresh token>; Path=\/Auth; .*HttpOnly; Secure; SameSite=Strict/)
   t.match(cookie.paths['/Auth/Refresh'].post.responses[401].headers['Set-Cookie'].description, /Max-Age=0/)
   t.match(cookie.paths['/Auth/Logout'].post.responses[204].headers['Set-Cookie'].description, /is cleared/)
+})
+
+t.test('sign-up and reset routes document their bodies, the host\'s registration fields and their errors', async (t) => {
+  const document = await hostDocument(t, {
+    deliver: () => {}, passwordReset: true, registration: { fields: { displayName: Type.String({ minLength: 1, maxLength: 80 }) } }
+  })
+  await expectValid(t, document)
+  const register = document.paths['/Auth/Register'].post
+  t.same(register.requestBody.content['application/json'].schema.required, ['email', 'password', 'confirmPassword', 'displayName'])
+  t.match(register.requestBody.content['application/json'].schema.properties.displayName, { type: 'string', maxLength: 80 })
+  t.same(Object.keys(register.responses).sort(), ['202', '400', '413', '415', '429', '503'])
+  t.same(codesOf(register.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
+  t.same(codesOf(document.paths['/Auth/VerifyEmail'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_VERIFY_TOKEN_INVALID'])
+  t.same(codesOf(document.paths['/Auth/ResetPassword'].post.responses[400]),
+    ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_RESET_TOKEN_INVALID', 'FST_PWAUTH_WEAK_PASSWORD'])
+  t.ok(document.paths['/Auth/ForgotPassword'].post.responses[202], '202 documented')
+  t.notOk(document.paths['/Auth/ForgotPassword'].post.responses[202].content, '202: no body')
 })
 
 t.test('the README\'s transform adds a bearer requirement to Logout in a document that defines the scheme', async (t) => {

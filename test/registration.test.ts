@@ -156,7 +156,9 @@ t.test('options: registration needs deliver and a store that creates accounts; f
   const noCreate: AccountStore = { findByEmail: async () => null, findById: async () => null, updatePasswordHash: async () => false }
   await t.rejects(buildTestApp(t, { auth: { registration: true, deliver: () => {}, accounts: noCreate } }), /registration needs an account store with create\(\)/)
   await t.rejects(buildTestApp(t, { auth: { registration: { fields: { email: Type.String() } }, deliver: () => {} } }), /registration\.fields\.email/)
-  await t.rejects(buildTestApp(t, { auth: { registration: { fields: { name: 'string' as unknown as object } }, deliver: () => {} } }), /must be a JSON Schema/)
+  await t.rejects(buildTestApp(t, { auth: { registration: { fields: { name: 'string' as unknown as object } }, deliver: () => {} } }), /must be a TypeBox schema/)
+  await t.rejects(buildTestApp(t, { auth: { registration: { fields: { name: { type: 'string' } } }, deliver: () => {} } }), /registration\.fields\.name must be a TypeBox schema/,
+    'a plain JSON Schema fails at registration, not at ready()')
   await t.rejects(buildTestApp(t, { auth: { verifyTtl: 0 } }), /verifyTtl must be/)
   const { app } = await buildTestApp(t)
   t.equal((await app.inject({ method: 'POST', url: '/Auth/Register', payload: {} })).statusCode, 404, 'off by default')

@@ -1,3 +1,4 @@
+import { Kind } from '@sinclair/typebox'
 import type { AuthEventHandler } from '../events.js'
 import { DECORATOR_OPTION_KEYS, resolveDecorators, type DecoratorOptions, type ResolvedDecorators } from '../guard/decorators.js'
 import { resolveArgon2, type Argon2Options, type Argon2Params } from '../password/argon2-options.js'
@@ -80,8 +81,8 @@ export interface PasswordAuthOptions {
   oneTimeTokens?: OneTimeTokenStore
   /**
    * POST /Register and POST /VerifyEmail (default false); needs `deliver` and an account store with
-   * create(). `{ fields }` adds fields of yours to Register's body: JSON Schemas (TypeBox works), each
-   * required, validated like the built-in ones, and handed to the store's create().
+   * create(). `{ fields }` adds fields of yours to Register's body: TypeBox schemas (`Type.String(…)` from
+   * @sinclair/typebox), each required, validated like the built-in ones, and handed to the store's create().
    */
   registration?: boolean | { fields?: Record<string, object> }
   /** Seconds a verification link lives (default 86400). */
@@ -155,10 +156,11 @@ function resolveRegistration (registration: unknown = false, verifyTtl: unknown 
   assert(deliver !== undefined, 'registration needs deliver: the plugin has no other way to send the verification link')
   assert(typeof accounts.create === 'function', 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')
   const { fields = {} } = registration === true ? {} : group(registration, ['fields'], 'registration')
-  assert(isObject(fields), 'registration.fields must be an object of JSON Schemas')
+  assert(isObject(fields), 'registration.fields must be an object of TypeBox schemas')
   for (const [name, schema] of Object.entries(fields)) {
     assert(/^[A-Za-z_][\w]{0,63}$/.test(name) && !TAKEN_FIELD_NAMES.has(name), `registration.fields.${name}: the name is taken or not a plain identifier`)
-    assert(isObject(schema), `registration.fields.${name} must be a JSON Schema object (TypeBox works)`)
+    // The plugin's validator compiles TypeBox schemas: a plain JSON Schema would fail only at ready().
+    assert(isObject(schema) && Kind in schema, `registration.fields.${name} must be a TypeBox schema, e.g. Type.String({ maxLength: 80 }) from @sinclair/typebox`)
   }
   return { ttlMs: verifyTtl * 1000, fields: fields as Record<string, object> }
 }

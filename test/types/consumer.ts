@@ -1,8 +1,9 @@
 // Compiled by test/integration/types.test.ts against the built package, as a consumer sees it.
+import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import passwordAuth, {
   authenticate, authenticated, optionalAuthenticate, requireRecentAuthentication, type PasswordAuthSession, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemorySessionStore,
-  type AccountStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthOptions, type StoredAccount
+  type AccountStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount
 } from 'fastify-password-auth'
 import { accountsTriggerSql, PostgresAccountStore, type Queryable } from 'fastify-password-auth/postgres'
 
@@ -128,6 +129,20 @@ app.get('/unguarded', { onRequest: app.authenticate }, async () => 'never')
 
 // @ts-expect-error jwt is required
 await app.register(passwordAuth, { accounts })
+
+// Sign-up and password reset: the messages are typed, their token optional.
+const deliver = async (message: PasswordAuthMessage): Promise<void> => {
+  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' = message.type
+  const link: string | undefined = message.token === undefined ? undefined : `https://app.example.com/#token=${message.token}`
+  console.log(kind, message.to, link, message.expiresAt?.toFixed())
+}
+await app.register(async (signUp) => {
+  await signUp.register(passwordAuth, {
+    ...options, deliver, passwordReset: true, registration: { fields: { displayName: Type.String({ maxLength: 80 }) } }, verifyTtl: 3600, resetTtl: 900, mailLimit: 3
+  })
+}, { prefix: '/signup' })
+// @ts-expect-error deliver takes a function
+await app.register(passwordAuth, { ...options, deliver: 'smtp://localhost' })
 
 // @ts-expect-error the plugin's own @fastify/jwt stays private: no `jwt` decorator reaches the host's types
 console.log(app.jwt)
