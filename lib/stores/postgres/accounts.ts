@@ -140,8 +140,9 @@ export class PostgresAccountStore implements AccountStore {
 
   /**
    * A verified registration's account, active, with the registration's fields in the columns `fields`
-   * maps them to and `createColumns`' values; null if the e-mail is taken (the unique index on
-   * lower(email) settles concurrent creations: exactly one wins).
+   * maps them to and `createColumns`' values (a registration field that `fields` does not map is stored
+   * only if `createColumns` writes it); null if the e-mail is taken (the unique index on lower(email)
+   * settles concurrent creations: exactly one wins).
    */
   async create (account: NewAccountRecord): Promise<StoredAccount | null> {
     const m = this.#mapping
