@@ -8,9 +8,9 @@ import { purposeKey, type ResolvedKey } from './keys.js'
 const FORMAT = /^[\w-]{22}\.[\w-]{43}$/
 
 /**
- * One-time tokens for links sent by e-mail (a password reset now). The store keeps, per account and
- * purpose, one slot holding an HMAC of the token with a key derived from the signing key: a copy of the
- * database holds nothing that works as a token, and a new token replaces the account's earlier one.
+ * One-time tokens for links sent by e-mail (password reset, e-mail verification). The store keeps, per
+ * slot, an HMAC of the token with a key derived from the signing key: a copy of the database holds nothing
+ * that works as a token. A reset's slot is derived from the account, so a new token replaces the earlier one.
  */
 export class OneTimeTokens {
   readonly #store: OneTimeTokenStore
@@ -26,10 +26,7 @@ export class OneTimeTokens {
   /** A new token for `account`, replacing its earlier one of that purpose; it lives `ttlMs`. */
   async issue (request: FastifyRequest, purpose: string, account: PasswordAuthAccount, ttlMs: number): Promise<string> {
     const slot = this.#mac(`slot\0${purpose}\0${account.id}`).subarray(0, 16).toString('base64url')
-    const token = `${slot}.${randomBytes(32).toString('base64url')}`
-    const record: OneTimeToken = { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }
-    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(slot, this.#hash(token), record, ttlMs) })
-    return token
+    return await this.#put(request, slot, { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }, ttlMs)
   }
 
   /**
@@ -37,11 +34,7 @@ export class OneTimeTokens {
    * the first verified wins), holding the password hash and the host's fields.
    */
   async issueRegistration (request: FastifyRequest, email: string, passwordHash: string, fields: Record<string, unknown>, ttlMs: number): Promise<string> {
-    const slot = randomBytes(16).toString('base64url')
-    const token = `${slot}.${randomBytes(32).toString('base64url')}`
-    const record: OneTimeToken = { purpose: 'verify_email', accountId: '', email, credentialVersion: 0, passwordHash, fields }
-    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(slot, this.#hash(token), record, ttlMs) })
-    return token
+    return await this.#put(request, randomBytes(16).toString('base64url'), { purpose: 'verify_email', accountId: '', email, credentialVersion: 0, passwordHash, fields }, ttlMs)
   }
 
   /** What a live token of `purpose` stands for; null for anything else. Changes nothing. */
@@ -54,6 +47,13 @@ export class OneTimeTokens {
   async consume (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null
     return await this.#storeCall(request.log, 'oneTimeTokens.consume', async () => await this.#store.consume(token.slice(0, 22), this.#hash(token), purpose))
+  }
+
+  /** A new token in `slot` (22 characters) standing for `record`; the store gets only its HMAC. */
+  async #put (request: FastifyRequest, slot: string, record: OneTimeToken, ttlMs: number): Promise<string> {
+    const token = `${slot}.${randomBytes(32).toString('base64url')}`
+    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(slot, this.#hash(token), record, ttlMs) })
+    return token
   }
 
   #hash (token: string): string {
