@@ -6,7 +6,8 @@ let accessToken = null
 
 const $ = (id) => document.getElementById(id)
 const show = (id) => { for (const view of ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth']) $(view).hidden = view !== id }
-const say = (text) => { $('message').textContent = text }
+// `news`: good news or information, shown calm; otherwise the message reports a problem.
+const say = (text, news = false) => { $('message').textContent = text; $('message').className = news ? 'news' : '' }
 
 async function post (url, body) {
   return await fetch(url, {
@@ -72,7 +73,7 @@ async function showAccount () {
       end.textContent = 'Sign out'
       end.onclick = async () => {
         const ended = await withRecentAuth(async () => await call(new URL(`Sessions/${encodeURIComponent(session.id)}`, auth), { method: 'DELETE' }))
-        say(ended.ok ? 'That session is signed out.' : '')
+        say(ended.ok ? 'That session is signed out.' : '', true)
         await showAccount()
       }
       item.append(end)
@@ -85,7 +86,7 @@ async function showAccount () {
 function signedOut (text = '') {
   accessToken = null
   show('login')
-  say(text)
+  say(text, true)
 }
 
 $('login').onsubmit = async (event) => {
@@ -109,7 +110,7 @@ $('reload-me').onclick = async () => { await showAccount() }
 
 $('end-others').onclick = async () => {
   const response = await withRecentAuth(async () => await call(new URL('Sessions/EndOthers', auth), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
-  if (response.ok) say(`Signed out ${(await response.json()).ended} other session(s).`)
+  if (response.ok) say(`Signed out ${(await response.json()).ended} other session(s).`, true)
   await showAccount()
 }
 
@@ -153,7 +154,9 @@ $('verify').onsubmit = async (event) => {
   event.preventDefault()
   const response = await post(new URL('VerifyEmail', auth), { token: verifyToken() })
   window.history.replaceState(null, '', window.location.pathname)
-  signedOut(response.status === 204 ? 'Your address is confirmed and your account exists: sign in.' : 'This link is not valid any more: register again, or sign in.')
+  signedOut()
+  if (response.status === 204) say('Your address is confirmed and your account exists: sign in.', true)
+  else say('This link is not valid any more: register again, or sign in.')
 }
 
 $('reset').onsubmit = async (event) => {
