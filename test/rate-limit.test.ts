@@ -48,3 +48,17 @@ t.test('the limit applies only to the plugin routes', async (t) => {
   })
   for (let i = 0; i < 5; i++) t.equal((await app.inject({ method: 'POST', url: '/host' })).statusCode, 200)
 })
+
+t.test('ForgotPassword, ResetPassword, Register and VerifyEmail count against the same per-IP limit as Login', async (t) => {
+  const { app } = await buildTestApp(t, { auth: { rateLimit: { max: 4, timeWindow: 60_000 }, passwordReset: true, registration: true, deliver: () => {} } })
+  const post = async (url: string, payload: object) => await app.inject({ method: 'POST', url, payload, remoteAddress: '10.0.0.9' })
+  const strong = 'a long enough passphrase here'
+  t.equal((await post('/Auth/ForgotPassword', { email: EMAIL })).statusCode, 202)
+  t.equal((await post('/Auth/ResetPassword', { token: 'x', newPassword: strong, confirmNewPassword: strong })).statusCode, 400)
+  t.equal((await post('/Auth/Register', { email: 'new@example.com', password: strong, confirmPassword: strong })).statusCode, 202)
+  t.equal((await post('/Auth/VerifyEmail', { token: 'x' })).statusCode, 400)
+  for (const [url, payload] of [['/Auth/ForgotPassword', { email: EMAIL }], ['/Auth/Register', { email: 'new@example.com', password: strong, confirmPassword: strong }],
+    ['/Auth/Login', { email: EMAIL, password: 'x' }]] as const) {
+    expectProblem(t, await post(url, payload), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', `${url} is limited once the budget is spent`)
+  }
+})

@@ -59,13 +59,18 @@ export function withDocumentedNewPassword<T extends TProperties> (body: TObject<
   })
 }
 
+/** The token of a link a message carried (reset, verification): opaque, at most 1024 characters. */
+function linkToken (description: string) {
+  return Type.String({ minLength: 1, maxLength: 1024, description })
+}
+
 export const ForgotPasswordBody = Type.Object({
   email: Type.String({ pattern: EMAIL_PATTERN, description: 'The account\'s e-mail address; every address gets the same answer.', examples: ['ada@example.com'] })
 })
 
 /** The input rules of ResetPassword: what its validator checks. */
 export const ResetPasswordBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 1024, description: 'The token of the reset link the e-mail carried.' }),
+  token: linkToken('The token of the reset link the e-mail carried.'),
   newPassword: password('The new password; must satisfy the password policy.'),
   confirmNewPassword: password('The new password again; must equal newPassword exactly.')
 })
@@ -81,7 +86,7 @@ export function registerBody (fields: Record<string, object>) {
 }
 
 export const VerifyEmailBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 1024, description: 'The token of the verification link the e-mail carried.' })
+  token: linkToken('The token of the verification link the e-mail carried.')
 })
 
 export const MAX_REFRESH_TOKEN = 1024

@@ -50,7 +50,8 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
       const { request, message } = waiting.shift()!
       running++
       let timer: NodeJS.Timeout | undefined
-      const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, DELIVER_TIMEOUT_MS) })
+      // unref: a delivery still running does not hold a closing server open for its 30 s.
+      const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, DELIVER_TIMEOUT_MS).unref() })
       Promise.race([(async () => { await deliver!(message) })().then(() => 'sent' as const), timeout])
         .then((outcome) => { if (outcome === 'timeout') fail(request, message, 'timeout') }, (err: unknown) => { fail(request, message, 'error', err) })
         .finally(() => { clearTimeout(timer); running--; next() })
