@@ -88,9 +88,9 @@ export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): C
       async run () {
         const store = await fresh()
         const [slot, hash] = [random(), random()]
-        await store.put(slot, hash, token(), 300)
+        await store.put(slot, hash, token(), 1000)
         assert.notEqual(await store.find(slot, hash, 'password_reset'), null)
-        await sleep(450)
+        await sleep(1200)
         assert.equal(await store.find(slot, hash, 'password_reset'), null)
         assert.equal(await store.consume(slot, hash, 'password_reset'), null)
       }
