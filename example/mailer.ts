@@ -36,6 +36,10 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
         subject: 'You already have an account',
         text: `Someone tried to register this address again. If it was you, sign in at ${appUrl}/, or reset your password there if you forgot it.`
       }
+    case 'mfa_enabled':
+      return { subject: 'Two-step sign-in is on', text: 'Signing in to this account now needs a code from your authenticator app, and every other session ended. If it was not you, reset your password now.' }
+    case 'mfa_disabled':
+      return { subject: 'Two-step sign-in is off', text: 'Signing in to this account no longer needs a code, and every other session ended. If it was not you, reset your password now and turn it on again.' }
   }
 }
 

@@ -57,6 +57,18 @@ const REQUEST_ERRORS = {
     detail: 'This action needs a recent password check: POST /Reauthenticate with the password, then try again.',
     challenge: 'insufficient_user_authentication'
   },
+  FST_PWAUTH_MFA_REQUIRED: {
+    status: 401,
+    title: 'Second factor required',
+    detail: 'This action needs a session that proved a second factor: turn two factors on, then log in with a code.',
+    challenge: 'insufficient_user_authentication'
+  },
+  FST_PWAUTH_MFA_CODE_INVALID: {
+    status: 401, title: 'Invalid code', detail: 'The code is not valid, or it was already used. Enter a new code from your authenticator app, or a recovery code.', challenge: 'bearer'
+  },
+  FST_PWAUTH_MFA_STATE: {
+    status: 409, title: 'Two factors not in that state', detail: 'Two factors are already on, or there is no set-up waiting for its code.'
+  },
   FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session of yours has this id.' },
   FST_PWAUTH_BODY_TOO_LARGE: { status: 413, title: 'Request body too large', detail: 'The request body is larger than %s bytes.' },
   FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', detail: 'The request body must be sent as application/json in UTF-8.' },

@@ -14,6 +14,9 @@ export type ChangeFailureReason =
   /** Another change (or a rehash) replaced the password between verification and update. */
   | 'conflict'
 
+/** The routes that take a second-factor code. */
+export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate'
+
 export type RefreshFailureReason =
   /** Not a refresh token of this server: malformed, or authenticated by no configured key. */
   | 'invalid'
@@ -29,7 +32,17 @@ export type RefreshFailureReason =
 
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
-  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string }
+  /** `mfa`: the session started at LoginMfa, after a second factor. */
+  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean }
+  /** The password was right and the account has two factors on: Login answered a challenge, no session. */
+  | { type: 'login.mfa_required', accountId: string, email: string }
+  /**
+   * A second-factor code was refused (`invalid`: wrong, replayed, used, or the challenge is not live) or not
+   * checked (`throttled`: the account's code counter is blocked). `route` names where it was sent.
+   */
+  | { type: 'mfa.failed', route: MfaRoute, reason: 'invalid' | 'throttled', accountId?: string }
+  /** Two factors were turned on or off (every other session ended), or the recovery codes replaced. */
+  | { type: 'mfa.enabled' | 'mfa.disabled' | 'mfa.recovery_codes_replaced', accountId: string }
   | { type: 'login.failed', reason: LoginFailureReason, accountId?: string, email: string }
   /** `device`: judged on a known device's own counter (contract §6) rather than the e-mail's. */
   | { type: 'login.throttled', email: string, retryAfter: number, device: boolean }
@@ -117,7 +130,12 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'message.failed': 'warn',
   'account.registration_requested': 'info',
   'account.registered': 'info',
-  'account.verification_failed': 'info'
+  'account.verification_failed': 'info',
+  'login.mfa_required': 'info',
+  'mfa.failed': 'warn',
+  'mfa.enabled': 'info',
+  'mfa.disabled': 'info',
+  'mfa.recovery_codes_replaced': 'info'
 }
 
 /**

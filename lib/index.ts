@@ -21,7 +21,7 @@ const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(password
 // Ordered like the README's export table: values first, then the types a host names.
 export default fastifyPasswordAuth
 export { fastifyPasswordAuth }
-export { authenticate, authenticateStrategy, optionalAuthenticate, requireRecentAuthentication, type Authenticate } from './guard/authenticate.js'
+export { authenticate, authenticateStrategy, optionalAuthenticate, requireMfa, requireRecentAuthentication, type Authenticate } from './guard/authenticate.js'
 export type { PasswordAuthSession } from './guard/token-check.js'
 export { authenticated, type AuthenticatedOptions, type AuthenticatedHandler, type AuthenticatedRequest, type AuthenticatedRoute } from './guard/authenticated.js'
 export { authenticateResponses } from './http/openapi.js'
@@ -31,6 +31,7 @@ export { MemoryAccountStore, type NewAccount } from './stores/memory/accounts.js
 export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
 export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
+export { MemoryMfaStore } from './stores/memory/mfa.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
@@ -44,9 +45,9 @@ export type { LegacyHashFormat } from './password/legacy/index.js'
 export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
 export type { DecoratorOptions, PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type {
-  AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, RefreshFailureReason
+  AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason
 } from './events.js'
 export type {
-  AccountFields, AccountStore, AttemptOutcome, AttemptStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
-  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, ThrottlePolicy
+  AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
+  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy
 } from './stores/types.js'

@@ -61,6 +61,9 @@ import { AccessTokens } from './tokens/access-tokens.js'
 import { purposeKey } from './tokens/keys.js'
 import { OneTimeTokens } from './tokens/one-time-tokens.js'
 import { validatorCompiler } from './http/validation.js'
+import { SecondFactor } from './mfa/second-factor.js'
+import { registerLoginMfa } from './routes/login-mfa.js'
+import { registerMfaRoutes, registerMfaSetup } from './routes/mfa.js'
 
 /**
  * Warns about host server settings that undo the plugin's limits: with Fastify's default requestTimeout
@@ -157,6 +160,13 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     oneTimeTokens: new OneTimeTokens(config.oneTimeTokens, config.keys[0]!, storeCall),
     passwordReset: config.passwordReset,
     registration: config.registration,
+    secondFactor: config.mfa === undefined
+      ? undefined
+      : new SecondFactor({
+        store: config.mfaStore, attempts: config.attempts, keys: config.keys, storeCall, issuer: config.mfa.issuer,
+        throttle: { ...config.throttle, leaseMs: attemptLeaseMs(config) }
+      }),
+    mfaTtlMs: config.mfa?.ttlMs ?? 0,
     storeCall,
     emit,
     refresh: config.refresh.enabled,
@@ -182,6 +192,14 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     sessions: createSessionApi({ sessionService, accounts, storeCall, cookie })
   } satisfies PasswordAuthDecorator)
 
+  // global: one counter per client shared by the routes of the context it is registered in, and only them.
+  const rateLimitAnswer = {
+    global: true,
+    hook: 'onRequest',
+    errorResponseBuilder: (_request: unknown, { ttl }: { ttl: number }) =>
+      requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(ttl / 1000)) })
+  } as const
+
   await fastify.register(async function passwordAuthRoutes (routes) {
     routes.setValidatorCompiler(validatorCompiler)
     routes.setErrorHandler(answerError)
@@ -196,14 +214,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
         else done()
       })
       if (config.rateLimit !== false) {
-        // global: one counter per client shared by both routes of this context, and only them.
-        await app.register(fastifyRateLimit, {
-          ...config.rateLimit,
-          global: true,
-          hook: 'onRequest',
-          errorResponseBuilder: (_request, { ttl }) =>
-            requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(ttl / 1000)) })
-        })
+        await app.register(fastifyRateLimit, { ...config.rateLimit, ...rateLimitAnswer })
       }
       registerLogin(app, context)
       registerChangePassword(app, context)
@@ -227,10 +238,22 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       })
     }
 
+    const { secondFactor } = context
+    if (secondFactor !== undefined) {
+      // No argon2: outside Login's context (and its load shedding), with a per-IP limit of its own.
+      await routes.register(async function codeRoutes (app) {
+        acceptJsonOnly(app)
+        if (config.rateLimit !== false) await app.register(fastifyRateLimit, { ...config.rateLimit, ...rateLimitAnswer })
+        registerLoginMfa(app, { ...context, secondFactor })
+        registerMfaRoutes(app, { ...context, secondFactor })
+      })
+    }
+
     await routes.register(async function sessionRoutes (app) {
       ignoreBody(app)
       registerLogout(app, context)
       if (config.sessionRoutes) registerSessionRoutes(app, context)
+      if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })
     })
   }, { prefix: config.prefix })
 

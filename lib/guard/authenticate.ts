@@ -147,6 +147,17 @@ export function requireRecentAuthentication (maxAgeSeconds: number): Authenticat
 }
 
 /**
+ * A hook for after the guard: the session must have proved a second factor (LoginMfa, or a code since), or
+ * the request gets 401 FST_PWAUTH_MFA_REQUIRED. `authenticated({ requireMfa: true }, handler)` adds it for you.
+ */
+export const requireMfa: Authenticate = async function requireMfa (request, reply) {
+  const state = guardStateOf(request.server)
+  const session = sessionOf(request)
+  if (state === undefined || session === null) return await failClosed(request, reply, setupError('FST_PWAUTH_GUARD_SKIPPED', routeName(request)))
+  if (!session.mfa) return state.answerError(requestError('FST_PWAUTH_MFA_REQUIRED'), request, reply)
+}
+
+/**
  * The token check of one registration, as the hook `authenticate` runs: sets `request[accountKey]`; a
  * failed check is answered as problem+json here, whatever the host's error handler does.
  */

@@ -4,8 +4,8 @@ import type {
 import type { Authenticate } from './authenticate.js'
 import type { AccountDecoratorName } from './decorators.js'
 import { setupError } from '../errors.js'
-import { accountOf, authenticate, failClosed, requireRecentAuthentication, routeName } from './authenticate.js'
-import { authenticateResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import { accountOf, authenticate, failClosed, requireMfa as requireMfaHook, requireRecentAuthentication, routeName } from './authenticate.js'
+import { authenticateResponses, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 
 /** A request behind the guard: its account is there, not null. */
@@ -15,8 +15,11 @@ export type AuthenticatedRequest<RouteGeneric extends RouteGenericInterface = Ro
 export type AuthenticatedHandler<RouteGeneric extends RouteGenericInterface = RouteGenericInterface> =
   (this: FastifyInstance, request: AuthenticatedRequest<RouteGeneric>, reply: FastifyReply<RouteGeneric>) => unknown
 
-/** Route options, and `maxAuthAge`: seconds since the last password proof beyond which the route answers 401 REAUTHENTICATION_REQUIRED. */
-export type AuthenticatedOptions = RouteShorthandOptions & { maxAuthAge?: number }
+/**
+ * Route options, and `maxAuthAge`: seconds since the last password proof beyond which the route answers 401
+ * REAUTHENTICATION_REQUIRED; `requireMfa`: a session without a second factor gets 401 MFA_REQUIRED.
+ */
+export type AuthenticatedOptions = RouteShorthandOptions & { maxAuthAge?: number, requireMfa?: boolean }
 
 /**
  * Route options with the guard first in `onRequest` and the handler that relies on it. The handler is
@@ -42,18 +45,25 @@ export function authenticated<RouteGeneric extends RouteGenericInterface = Route
 ): AuthenticatedRoute
 export function authenticated<RouteGeneric extends RouteGenericInterface = RouteGenericInterface, Options extends AuthenticatedOptions = AuthenticatedOptions> (
   options: Options, handler: AuthenticatedHandler<RouteGeneric>
-): Omit<Options, 'onRequest' | 'schema' | 'handler' | 'maxAuthAge'> & AuthenticatedRoute
+): Omit<Options, 'onRequest' | 'schema' | 'handler' | 'maxAuthAge' | 'requireMfa'> & AuthenticatedRoute
 export function authenticated (
   first: AuthenticatedOptions | AuthenticatedHandler, second?: AuthenticatedHandler
 ): AuthenticatedRoute {
   const [options, handler] = typeof first === 'function' ? [{}, first] : [first, second!]
-  const { onRequest, schema, maxAuthAge, ...rest } = options as AuthenticatedOptions & { handler?: unknown }
+  const { onRequest, schema, maxAuthAge, requireMfa = false, ...rest } = options as AuthenticatedOptions & { handler?: unknown }
   delete rest.handler
+  if (typeof requireMfa !== 'boolean') throw new TypeError('authenticated(): requireMfa must be true or false')
   const hooks = [
+    ...requireMfa ? [requireMfaHook] : [],
     ...maxAuthAge === undefined ? [] : [requireRecentAuthentication(maxAuthAge)],
     ...onRequest === undefined ? [] : [onRequest].flat() as onRequestHookHandler[]
   ]
-  const responses = { ...authenticateResponses(), ...maxAuthAge === undefined ? {} : recentAuthenticationResponses() }
+  const responses = {
+    ...authenticateResponses(),
+    ...maxAuthAge === undefined ? {} : recentAuthenticationResponses(),
+    ...requireMfa ? problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_MFA_REQUIRED',
+      ...maxAuthAge === undefined ? [] : ['FST_PWAUTH_REAUTHENTICATION_REQUIRED' as const]]) : {}
+  }
   return {
     ...rest,
     onRequest: hooks.length === 0 ? authenticate : [authenticate, ...hooks],

@@ -10,6 +10,8 @@ export interface PasswordAuthSession {
   id: string
   /** Epoch milliseconds of the last password proof: Login, or Reauthenticate. */
   authenticatedAt: number
+  /** Whether the account proved a second factor in this session (as the store says now, not as the token said). */
+  mfa: boolean
 }
 
 export interface CheckedToken {
@@ -55,6 +57,6 @@ export function createTokenCheck (tokens: AccessTokens, accounts: AccountStore, 
     if (session === null || session.accountId !== claims.sub || !accountAccepts(account, claims.cv)) {
       throw requestError('FST_PWAUTH_TOKEN_INVALID')
     }
-    return { account: publicAccount(account), claims, session: { id: claims.sid, authenticatedAt: session.authenticatedAt } }
+    return { account: publicAccount(account), claims, session: { id: claims.sid, authenticatedAt: session.authenticatedAt, mfa: session.mfa === true } }
   }
 }

@@ -26,10 +26,27 @@ export const LoginBody = Type.Object({
   deviceToken: DeviceToken
 })
 
+/** A second-factor code: 6 digits from the authenticator app, or (where said) a recovery code. */
+export function mfaCode (description: string) {
+  return Type.String({ minLength: 1, maxLength: 64, description })
+}
+
+const ANY_CODE = 'A 6-digit code from the authenticator app, or one of the recovery codes.'
+
 export const ReauthenticateBody = Type.Object({
   password: password('The signed-in account\'s password.'),
+  code: Type.Optional(mfaCode(`With two factors on: ${ANY_CODE}`)),
   deviceToken: DeviceToken
 })
+
+export const LoginMfaBody = Type.Object({
+  mfaToken: Type.String({ minLength: 1, maxLength: 1024, description: 'The mfaToken of the Login answer.' }),
+  code: mfaCode(ANY_CODE),
+  deviceToken: DeviceToken
+})
+
+export const TotpCodeBody = Type.Object({ code: mfaCode('A 6-digit code from the authenticator app.') })
+export const AnyCodeBody = Type.Object({ code: mfaCode(ANY_CODE) })
 
 /** The input rules of ChangePassword: what its validator checks. */
 export const ChangePasswordBody = Type.Object({
@@ -72,7 +89,8 @@ export const ForgotPasswordBody = Type.Object({
 export const ResetPasswordBody = Type.Object({
   token: linkToken('The token of the reset link the e-mail carried.'),
   newPassword: password('The new password; must satisfy the password policy.'),
-  confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+  confirmNewPassword: password('The new password again; must equal newPassword exactly.'),
+  code: Type.Optional(mfaCode(`Needed when the account has two factors on: ${ANY_CODE}`))
 })
 
 /** Register's body: the built-in fields and the host's own (registration.fields), every one required. */
@@ -110,6 +128,13 @@ const REFRESH_TOKEN = Type.String({
 const REFRESH_EXPIRES_IN = Type.Integer({ description: 'Seconds until the session ends if the refresh token is not used.' })
 const DEVICE_TOKEN = Type.String({
   description: 'Opaque; keep it and send it as deviceToken with the next Login, ChangePassword or Reauthenticate of this e-mail from this client.'
+})
+
+/** Login's answer for an account with two factors on: no token but the challenge for LoginMfa. */
+export const MfaChallengeReply = Type.Object({
+  mfaRequired: Type.Literal(true),
+  mfaToken: Type.String({ description: 'Opaque; send it with a code to LoginMfa. Single-use; it dies after 5 wrong codes.' }),
+  mfaExpiresIn: Type.Integer({ description: 'Seconds until mfaToken expires.' })
 })
 
 /**

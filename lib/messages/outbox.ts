@@ -3,7 +3,7 @@ import type { EmitEvent } from '../events.js'
 
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
 export interface PasswordAuthMessage {
-  type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists'
+  type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled'
   /** The account's normalised e-mail address. */
   to: string
   /** The one-time token to put in a link (password_reset, verify_email). Reaches `deliver` and nothing else. */

@@ -9,8 +9,9 @@ import { resolveReauthMaxAge, resolveRefresh, type RefreshOptions, type Resolved
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import { MemorySessionStore } from '../stores/memory/sessions.js'
 import type { DeliverMessage } from '../messages/outbox.js'
+import { MemoryMfaStore } from '../stores/memory/mfa.js'
 import { MemoryOneTimeTokenStore } from '../stores/memory/one-time-tokens.js'
-import type { AccountStore, AttemptStore, OneTimeTokenStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
+import type { AccountStore, AttemptStore, MfaStore, OneTimeTokenStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
 import { resolveDeviceTtl, resolveRateLimit, resolveThrottle, type RateLimitOptions, type ThrottleOptions } from '../throttle/options.js'
 import type { AccessTokenConfig } from '../tokens/access-tokens.js'
 import type { ResolvedKey } from '../tokens/keys.js'
@@ -87,6 +88,15 @@ export interface PasswordAuthOptions {
   registration?: boolean | { fields?: Record<string, object> }
   /** Seconds a verification link lives (default 86400). */
   verifyTtl?: number
+  /**
+   * Two factors (default false): TOTP and recovery codes, the routes LoginMfa and Mfa/Setup, Confirm,
+   * RecoveryCodes, Disable. `issuer` is the name authenticator apps show (default the realm).
+   */
+  mfa?: boolean | { issuer?: string }
+  /** Seconds a Login's second-factor challenge (mfaToken) lives (default 300). */
+  mfaTtl?: number
+  /** Second factors (sealed TOTP secrets, hashed recovery codes); default in memory (share one store between instances). */
+  mfaStore?: MfaStore
 }
 
 export interface ResolvedOptions {
@@ -121,12 +131,15 @@ export interface ResolvedOptions {
   registration: { ttlMs: number, fields: Record<string, object> } | undefined
   mailLimit: number
   oneTimeTokens: OneTimeTokenStore
+  /** Two factors, when on: the otpauth issuer and a challenge's lifetime. */
+  mfa: { issuer: string, ttlMs: number } | undefined
+  mfaStore: MfaStore
 }
 
 const OPTION_KEYS = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl'
+  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
@@ -136,7 +149,8 @@ const STORE_METHODS = {
   accounts: ['findByEmail', 'findById', 'updatePasswordHash'],
   sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle'],
-  oneTimeTokens: ['put', 'find', 'consume']
+  oneTimeTokens: ['put', 'find', 'consume'],
+  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable']
 } as const
 
 function checkStore (name: keyof typeof STORE_METHODS, store: unknown): void {
@@ -165,6 +179,16 @@ function resolveRegistration (registration: unknown = false, verifyTtl: unknown 
   return { ttlMs: verifyTtl * 1000, fields: fields as Record<string, object> }
 }
 
+function resolveMfa (mfa: unknown = false, mfaTtl: unknown = 300, realm: string): ResolvedOptions['mfa'] {
+  assert(typeof mfa === 'boolean' || isObject(mfa), 'mfa must be true, false or { issuer }')
+  assert(isInteger(mfaTtl, 30, 3600), 'mfaTtl must be a whole number of seconds from 30 to 3600')
+  if (mfa === false) return undefined
+  const { issuer = realm } = mfa === true ? {} : group(mfa, ['issuer'], 'mfa')
+  assert(typeof issuer === 'string' && issuer.trim() !== '' && issuer.length <= 100 && !issuer.includes(':'),
+    'mfa.issuer must be a name of 1 to 100 characters without ":" (authenticator apps show it)')
+  return { issuer, ttlMs: mfaTtl * 1000 }
+}
+
 /** Checks every option and fills in the defaults; a mistake throws FST_PWAUTH_INVALID_OPTION. */
 export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   assert(isObject(options), 'the options are required, e.g. { accounts, jwt: { secret } }')
@@ -174,6 +198,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   if (options.sessions !== undefined) checkStore('sessions', options.sessions)
   if (options.attempts !== undefined) checkStore('attempts', options.attempts)
   if (options.oneTimeTokens !== undefined) checkStore('oneTimeTokens', options.oneTimeTokens)
+  if (options.mfaStore !== undefined) checkStore('mfaStore', options.mfaStore)
 
   const { prefix = '/Auth', realm = PLUGIN_NAME, storeTimeout = 2000, onEvent } = options
   checkPath(prefix, 'prefix', true)
@@ -219,6 +244,8 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     passwordReset: passwordReset ? { ttlMs: resetTtl * 1000 } : undefined,
     registration,
     mailLimit,
-    oneTimeTokens: options.oneTimeTokens ?? new MemoryOneTimeTokenStore()
+    oneTimeTokens: options.oneTimeTokens ?? new MemoryOneTimeTokenStore(),
+    mfa: resolveMfa(options.mfa, options.mfaTtl, realm),
+    mfaStore: options.mfaStore ?? new MemoryMfaStore()
   }
 }

@@ -12,6 +12,7 @@ import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
+import type { SecondFactor } from '../mfa/second-factor.js'
 
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {
@@ -40,6 +41,9 @@ export interface RouteContext {
   passwordReset: { ttlMs: number } | undefined
   /** Register and VerifyEmail, when on: a verification token's lifetime and the host's own fields. */
   registration: { ttlMs: number, fields: Record<string, object> } | undefined
+  /** Two factors, when on, and a login challenge's lifetime. */
+  secondFactor: SecondFactor | undefined
+  mfaTtlMs: number
   /** Cookie mode: where the refresh token travels instead of the body. */
   cookie: RefreshCookie | undefined
 }

@@ -4,13 +4,15 @@ import { normalizeEmail } from '../stores/email.js'
 import { requestError } from '../errors.js'
 import { tokenBody } from './token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
-import { documentedTokenReply, LoginBody } from '../http/schemas.js'
+import { Type } from '@sinclair/typebox'
+import { documentedTokenReply, LoginBody, MfaChallengeReply } from '../http/schemas.js'
 import type { StoredAccount } from '../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, cookie, refresh, upgradeHashes } = context
+  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, cookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
+  const tokenReply = documentedTokenReply({ refresh, cookie: cookie !== undefined, device: true })
 
   /**
    * Replaces a legacy hash, or an argon2 hash with weaker parameters, by argon2id with the configured
@@ -36,8 +38,10 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       tags: ['Auth'],
       body: LoginBody,
       response: {
-        200: jsonResponse('Logged in: an access token and, with refresh on, a refresh token.',
-          documentedTokenReply({ refresh, cookie: cookie !== undefined, device: true }), cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
+        200: secondFactor === undefined
+          ? jsonResponse('Logged in: an access token and, with refresh on, a refresh token.', tokenReply, cookie === undefined ? {} : setCookieHeader(cookie, 'set'))
+          : jsonResponse('Logged in; or, for an account with two factors on, only a challenge to answer at LoginMfa with a code.',
+            Type.Union([tokenReply, MfaChallengeReply]), cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
         ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
@@ -60,6 +64,12 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       } else {
         await upgradeHash(request, result.account, password, result.hashFormat)
       }
+    }
+    if (secondFactor !== undefined && await secondFactor.isOn(request, result.account.id)) {
+      // No session, no token, no device token until the second factor is proved.
+      const mfaToken = await oneTimeTokens.issueMfa(request, result.account, mfaTtlMs)
+      emit(request, { type: 'login.mfa_required', accountId: result.account.id, email })
+      return { mfaRequired: true as const, mfaToken, mfaExpiresIn: Math.floor(mfaTtlMs / 1000) }
     }
     const { sessionId, tokens } = await sessionService.start(request, result.account)
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })

@@ -11,18 +11,19 @@ import type { RouteContext } from './context.js'
  * password check exactly like Login's (the same per-e-mail throttle, one argon2 verification, one 401),
  * for the token's own account only; success renews the session's authentication time.
  */
-export function registerReauthenticate (app: FastifyInstance, { checkPassword, knownDevices, sessionService, emit }: RouteContext): void {
+export function registerReauthenticate (app: FastifyInstance, { checkPassword, knownDevices, sessionService, emit, secondFactor }: RouteContext): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
     onRequest: authenticate,
     schema: {
       summary: 'Prove the password again, for actions that need a recent authentication',
-      description: 'Needs the access token. Throttled and answered like Login; success renews the session\'s authentication time.',
+      description: 'Needs the access token. Throttled and answered like Login; with two factors on, a code too (401 FST_PWAUTH_MFA_CODE_INVALID without a valid one). ' +
+        'Success renews the session\'s authentication time.',
       tags: ['Auth'],
       security: [{ bearerAuth: [] }],
       body: ReauthenticateBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE']),
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE']),
         ...authenticateResponses()
       }
     }
@@ -39,7 +40,15 @@ export function registerReauthenticate (app: FastifyInstance, { checkPassword, k
       emit(request, { type: 'session.reauthentication_failed', reason: result.outcome === 'failed' ? result.reason : 'unknown_account', accountId: account.id, sessionId })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
-    if (!await sessionService.reauthenticate(request, sessionId)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    const mfa = secondFactor !== undefined && await secondFactor.isOn(request, account.id)
+    if (mfa) {
+      const check = request.body.code === undefined ? 'rejected' : await secondFactor.check(request, account.id, request.body.code, { recovery: true })
+      if (check !== 'accepted') {
+        emit(request, { type: 'mfa.failed', route: 'Reauthenticate', reason: check === 'rejected' ? 'invalid' : 'throttled', accountId: account.id })
+        throw check === 'rejected' ? requestError('FST_PWAUTH_MFA_CODE_INVALID') : requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
+      }
+    }
+    if (!await sessionService.reauthenticate(request, sessionId, mfa)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
     return await reply.code(204).send()
   })

@@ -13,7 +13,24 @@ import type { RouteContext } from './context.js'
  * compare-and-set of the hash that advances the credential version. Every session ends.
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens: tokens } = context
+  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens: tokens, secondFactor } = context
+
+  /**
+   * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on
+   * the account's code counter and on the token, which dies after 5 of them.
+   */
+  async function checkCode (request: FastifyRequest, account: StoredAccount, token: string, code: string | undefined): Promise<void> {
+    if (secondFactor === undefined || !await secondFactor.isOn(request, account.id)) return
+    const check = code === undefined ? 'rejected' : await secondFactor.checkForToken(request, tokens.codeAttemptsKey(token)!, account.id, code)
+    if (check === 'accepted') return
+    if (typeof check === 'object') {
+      emit(request, { type: 'mfa.failed', route: 'ResetPassword', reason: 'throttled', accountId: account.id })
+      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
+    }
+    if (check === 'spent') await tokens.consume(request, token, 'password_reset').catch(() => {})
+    emit(request, { type: 'mfa.failed', route: 'ResetPassword', reason: 'invalid', accountId: account.id })
+    throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
+  }
 
   /** The account a live token still stands for: same id, e-mail and credential version, and active. */
   async function accountOf (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {
@@ -37,7 +54,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
       response: {
         204: noContentResponse('The password is changed and every session of the account has ended.'),
         ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_RESET_TOKEN_INVALID', 'FST_PWAUTH_WEAK_PASSWORD',
-          'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+          'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     },
     validatorCompiler: validateAs(ResetPasswordBody)
@@ -49,6 +66,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     if (account === null) throw invalid(request, found?.accountId)
     const reasons = await policy.evaluate(newPassword, undefined, account.email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
+    await checkCode(request, account, token, request.body.code)
 
     const newHash = await hasher.hash(newPassword)
     if (await tokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)

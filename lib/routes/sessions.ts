@@ -87,12 +87,6 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
       }
     }
   }, async (request) => {
-    const current = sessionOf(request)!.id
-    const sessions = await sessionService.list(request, accountOf(request)!.id)
-    let ended = 0
-    for (const { id } of sessions) {
-      if (id !== current && await sessionService.end(request, id, 'ended_by_user') !== null) ended++
-    }
-    return { ended }
+    return { ended: await sessionService.endOthers(request, accountOf(request)!.id, sessionOf(request)!.id, 'ended_by_user') }
   })
 }

@@ -67,16 +67,16 @@ export class SessionService {
     this.refreshEnabled = refresh
   }
 
-  /** Starts a session for an account that just proved its password. */
-  async start (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ sessionId: string, tokens: TokenReply }> {
+  /** Starts a session for an account that just proved its password (and, `mfa`, a second factor). */
+  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false): Promise<{ sessionId: string, tokens: TokenReply }> {
     const sessionId = randomBytes(16).toString('base64url')
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
     const times = await this.#storeCall(request.log, 'sessions.create', async () => await this.#store.create({
-      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent
+      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
-    return { sessionId, tokens: this.#tokens(account, sessionId, 0, keyId, times) }
+    return { sessionId, tokens: this.#tokens(account, sessionId, 0, keyId, times, mfa) }
   }
 
   /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
@@ -100,7 +100,7 @@ export class SessionService {
         await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
       if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
         this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
-        return this.#tokens(account, sessionId, result.generation, result.keyId, result)
+        return this.#tokens(account, sessionId, result.generation, result.keyId, result, result.mfa === true)
       }
       if (result.outcome === 'reused') {
         this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
@@ -134,9 +134,9 @@ export class SessionService {
     return accountId === null ? null : { accountId, sessionId: fields.sessionId }
   }
 
-  /** Records a fresh password proof on the session; false if it is no longer live. */
-  async reauthenticate (request: FastifyRequest, sessionId: string): Promise<boolean> {
-    return await this.#storeCall(request.log, 'sessions.reauthenticate', async () => await this.#store.reauthenticate(sessionId)) !== null
+  /** Records a fresh password proof (and, `mfa`, a second factor) on the session; false if it is no longer live. */
+  async reauthenticate (request: FastifyRequest, sessionId: string, mfa = false): Promise<boolean> {
+    return await this.#storeCall(request.log, 'sessions.reauthenticate', async () => await this.#store.reauthenticate(sessionId, mfa)) !== null
   }
 
   /** The account a live session belongs to, or null. */
@@ -152,6 +152,15 @@ export class SessionService {
     return ended.length
   }
 
+  /** Ends every live session of the account but `currentId`; resolves how many it ended. */
+  async endOthers (request: FastifyRequest, accountId: string, currentId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
+    let ended = 0
+    for (const { id } of await this.list(request, accountId)) {
+      if (id !== currentId && await this.end(request, id, reason) !== null) ended++
+    }
+    return ended
+  }
+
   async list (request: FastifyRequest | undefined, accountId: string): Promise<SessionInfo[]> {
     return await this.#storeCall(request?.log ?? this.#log, 'sessions.list', async () => await this.#store.list(accountId))
   }
@@ -162,8 +171,8 @@ export class SessionService {
     return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
   }
 
-  #tokens (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes): TokenReply {
-    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion }
+  #tokens (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean): TokenReply {
+    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa }
     const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
     if (this.refreshEnabled) {
       reply.refreshToken = this.#refreshTokens.mint({ sessionId, generation, createdAt: times.createdAt }, keyId)

@@ -89,6 +89,8 @@ export interface NewSession {
   /** The client's address and user agent at Login, for the host's session list. */
   ip: string
   userAgent: string
+  /** Whether the account proved a second factor too (LoginMfa); stores written before it may leave it out (false). */
+  mfa?: boolean
 }
 
 /** What a store knows of a live session. */
@@ -97,6 +99,8 @@ export interface SessionState {
   credentialVersion: number
   /** Epoch milliseconds (store clock) of the last password proof: the session's start, or its last reauthenticate(). */
   authenticatedAt: number
+  /** Whether the account proved a second factor in this session (LoginMfa, or a code since); missing means false. */
+  mfa?: boolean
 }
 
 /** A live session as the host API lists it. Times are epoch milliseconds of the store's clock. */
@@ -134,6 +138,8 @@ export type RotationResult =
 
 export type SessionEndReason =
   | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
+  /** Two factors were turned on or off in another session. */
+  | 'mfa_changed'
 
 /**
  * Sessions and their refresh-token generations. Every method is atomic on its own: of concurrent
@@ -155,8 +161,9 @@ export interface SessionStore {
   /**
    * Records a fresh password proof on a live session (Reauthenticate): its authenticatedAt becomes the
    * store's now, which it resolves; null if the session is not live. Never revives an ended session.
+   * `mfa` true also records that a second factor was proved (never cleared once set).
    */
-  reauthenticate (sessionId: string): Promise<number | null>
+  reauthenticate (sessionId: string, mfa?: boolean): Promise<number | null>
   /** Ends a live session; resolves its account id, or null if it was not live (already ended, expired, unknown). */
   end (sessionId: string, reason: SessionEndReason): Promise<string | null>
   /** Ends every live session of an account; resolves the ids it ended. */
@@ -246,4 +253,37 @@ export interface OneTimeTokenStore {
   find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
   /** Removes and resolves that same token: of concurrent callers exactly one gets it, the others null. */
   consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+}
+
+/** An account's second factor as the store holds it: nothing in it yields a code without the server's keys. */
+export interface StoredMfa {
+  /** The TOTP secret, encrypted by the plugin (opaque to the store). */
+  secret: string
+  /** False while a Setup waits for its Confirm. */
+  enabled: boolean
+  /** The last TOTP time step accepted (0: none): a step at or below it is refused. */
+  lastStep: number
+  /** Keyed hashes of the unused recovery codes. */
+  recoveryCodes: string[]
+}
+
+/**
+ * Second factors, one record per account. Every method is atomic on its own: of concurrent acceptStep()
+ * calls with one step exactly one resolves true, and of concurrent useRecoveryCode() calls with one code
+ * exactly one resolves true.
+ */
+export interface MfaStore {
+  get (accountId: string): Promise<StoredMfa | null>
+  /** Stores a pending set-up (enabled false, no recovery codes), replacing a pending one; false, changing nothing, if two factors are on. */
+  begin (accountId: string, secret: string): Promise<boolean>
+  /** Turns on the pending set-up whose secret is `secret`, with `lastStep` accepted and these recovery codes; false if there is no such pending set-up. */
+  enable (accountId: string, secret: string, lastStep: number, recoveryCodes: string[]): Promise<boolean>
+  /** Records `step` as accepted if two factors are on and it is above the last accepted step; false otherwise. */
+  acceptStep (accountId: string, step: number): Promise<boolean>
+  /** Removes one recovery code whose hash is among `hashes` (two factors on); false if none is there. */
+  useRecoveryCode (accountId: string, hashes: string[]): Promise<boolean>
+  /** Replaces the recovery codes while two factors are on; false if they are off. */
+  replaceRecoveryCodes (accountId: string, recoveryCodes: string[]): Promise<boolean>
+  /** Removes the account's record, on or pending; true if two factors were on. */
+  disable (accountId: string): Promise<boolean>
 }

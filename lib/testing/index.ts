@@ -15,3 +15,4 @@ export { accountStoreContract, type AccountStoreHarness, type AccountStoreUnderT
 export { attemptStoreContract, CONTRACT_THROTTLE_POLICY, type AttemptStoreHarness } from './attempt-store.js'
 export { CONTRACT_SESSION_POLICY, sessionStoreContract, type SessionStoreHarness } from './session-store.js'
 export { oneTimeTokenStoreContract, type OneTimeTokenStoreHarness } from './one-time-token-store.js'
+export { mfaStoreContract, type MfaStoreHarness } from './mfa-store.js'

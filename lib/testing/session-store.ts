@@ -61,8 +61,9 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         near(times.expiresInMs, policy.idleMs, 300, 'expiresInMs')
         near(times.remainingMs, policy.maxMs, 300, 'remainingMs')
         assert.ok(Math.abs(times.createdAt - Date.now()) < 5000, 'createdAt is now (epoch ms)')
-        assert.deepEqual(await store.get(session.id), { accountId: 'account-1', credentialVersion: 3, authenticatedAt: times.createdAt },
-          'live, authenticated when it started')
+        const state = await store.get(session.id)
+        assert.deepEqual({ ...state, mfa: state?.mfa === true }, { accountId: 'account-1', credentialVersion: 3, authenticatedAt: times.createdAt, mfa: false },
+          'live, authenticated when it started, without a second factor')
         assert.equal(await store.get(newSession().id), null)
         const [listed, ...others] = await store.list('account-1')
         assert.equal(others.length, 0)
@@ -96,6 +97,24 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         await store.end(session.id, 'logout')
         assert.equal(await store.reauthenticate(session.id), null, 'ended')
         assert.equal(await store.get(session.id), null, 'and not revived')
+      }
+    },
+    {
+      name: 'a session records a second factor from its start or from a reauthenticate with one, keeps it through rotations, never loses it',
+      async run () {
+        const store = await fresh()
+        const withMfa = newSession()
+        await store.create({ ...withMfa, mfa: true }, policy)
+        assert.equal((await store.get(withMfa.id))?.mfa, true)
+        assert.equal(live(await store.rotate(withMfa.id, 0, 'key-a', policy), 'rotated', 1).mfa, true, 'a rotation keeps it')
+        assert.notEqual(await store.reauthenticate(withMfa.id), null)
+        assert.equal((await store.get(withMfa.id))?.mfa, true, 'a password-only reauthenticate does not clear it')
+        const without = newSession()
+        await store.create(without, policy)
+        assert.equal((await store.get(without.id))?.mfa === true, false)
+        assert.notEqual(await store.reauthenticate(without.id, true), null)
+        assert.equal((await store.get(without.id))?.mfa, true, 'a reauthenticate with a second factor records it')
+        assert.equal(live(await store.rotate(without.id, 0, 'key-a', policy), 'rotated', 1).mfa, true)
       }
     },
     {

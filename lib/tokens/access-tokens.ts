@@ -53,12 +53,16 @@ export interface AccessTokenConfig {
   expiresIn: number
 }
 
-/** The claims of an accepted access token. `cv` is the account's credential version, `sid` its session. */
+/**
+ * The claims of an accepted access token. `cv` is the account's credential version, `sid` its session,
+ * `amr` how the session was authenticated (RFC 8176): `["pwd"]`, or `["pwd", "otp", "mfa"]` with a second factor.
+ */
 export interface AccessTokenClaims {
   sub: string
   sid: string
   jti: string
   cv: number
+  amr?: string[]
   iat: number
   exp: number
   iss: string
@@ -76,7 +80,12 @@ export interface AccessTokenSubject {
   accountId: string
   sessionId: string
   credentialVersion: number
+  /** Whether the session proved a second factor. */
+  mfa?: boolean
 }
+
+const AMR_PASSWORD = Object.freeze(['pwd'])
+const AMR_MFA = Object.freeze(['pwd', 'otp', 'mfa'])
 
 const TOKEN_TYPE = 'at+jwt'
 const HEADER_FIELDS = ['alg', 'typ', 'kid']
@@ -120,10 +129,10 @@ export class AccessTokens {
   }
 
   /** A token for the subject, expiring after `expiresIn` or at `notAfterMs` (the session's end), whichever is first. */
-  issue ({ accountId, sessionId, credentialVersion }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
+  issue ({ accountId, sessionId, credentialVersion, mfa = false }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
     const iat = Math.floor(Date.now() / 1000)
     const exp = Math.min(iat + this.expiresIn, Math.floor(notAfterMs / 1000))
-    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomBytes(16).toString('base64url'), cv: credentialVersion, iat, exp })
+    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomBytes(16).toString('base64url'), cv: credentialVersion, amr: mfa ? AMR_MFA : AMR_PASSWORD, iat, exp })
     return { accessToken, tokenType: 'Bearer', expiresIn: exp - iat }
   }
 

@@ -37,6 +37,17 @@ export class OneTimeTokens {
     return await this.#put(request, randomBytes(16).toString('base64url'), { purpose: 'verify_email', accountId: '', email, credentialVersion: 0, passwordHash, fields }, ttlMs)
   }
 
+  /** A second-factor challenge after a correct password (LoginMfa): a slot of its own, so logins on two devices do not clash. */
+  async issueMfa (request: FastifyRequest, account: PasswordAuthAccount, ttlMs: number): Promise<string> {
+    return await this.#put(request, randomBytes(16).toString('base64url'),
+      { purpose: 'mfa_login', accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }, ttlMs)
+  }
+
+  /** The attempt-store key that counts wrong codes sent with this token (it dies after 5); null for a malformed token. */
+  codeAttemptsKey (token: string): string | null {
+    return FORMAT.test(token) ? `code.${this.#hash(token).slice(0, 32)}` : null
+  }
+
   /** What a live token of `purpose` stands for; null for anything else. Changes nothing. */
   async find (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null

@@ -1,8 +1,8 @@
 import t from 'tap'
 import {
-  accountsTableSql, createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresOneTimeTokenStore, PostgresSessionStore, sessionsTableSql
+  accountsTableSql, createPostgresSchema, mfaTableSql, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore, sessionsTableSql
 } from '../../lib/stores/postgres/index.js'
-import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, oneTimeTokenStoreContract, sessionStoreContract } from '../../lib/testing/index.js'
+import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract } from '../../lib/testing/index.js'
 import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'
@@ -33,6 +33,12 @@ t.test('PostgreSQL stores keep the store contract', { skip: postgresUnavailable 
       create: async (namespace) => {
         await createPostgresSchema(pool, { accountsTable: `${namespace}_a`, sessionsTable: `${namespace}_s`, attemptsTable: `${namespace}_t`, oneTimeTokensTable: namespace })
         return new PostgresOneTimeTokenStore({ pool, table: namespace })
+      }
+    }),
+    ...mfaStoreContract({
+      create: async (namespace) => {
+        await pool.query({ text: mfaTableSql(namespace) })
+        return new PostgresMfaStore({ pool, table: namespace })
       }
     })
   ]
@@ -66,7 +72,7 @@ t.test('table names are quoted, and may be schema-qualified', { skip: postgresUn
   t.equal((await accounts.findById(added!.id))?.email, 'q@example.com')
   const sessions = new PostgresSessionStore({ pool, table: `${schema}.user sessions` })
   const { createdAt } = await sessions.create({ id: 'id', accountId: added!.id, credentialVersion: 0, keyId: 'k', ip: '', userAgent: '' }, CONTRACT_SESSION_POLICY)
-  t.same(await sessions.get('id'), { accountId: added!.id, credentialVersion: 0, authenticatedAt: createdAt })
+  t.same(await sessions.get('id'), { accountId: added!.id, credentialVersion: 0, authenticatedAt: createdAt, mfa: false })
   t.throws(() => new PostgresAccountStore({ pool, table: 'a..b' }), /Invalid PostgreSQL table name/)
   t.throws(() => sessionsTableSql(''), /Invalid PostgreSQL table name/)
 })

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { RedisAttemptStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
-import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, oneTimeTokenStoreContract, sessionStoreContract } from '../../lib/testing/index.js'
+import { RedisAttemptStore, RedisMfaStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
+import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract } from '../../lib/testing/index.js'
 import { deleteKeys, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const PREFIX = `test:${process.pid}:${Date.now().toString(36)}:`
@@ -18,7 +18,8 @@ t.test('Redis stores keep the store contract', { skip: redisUnavailable }, async
   const checks = [
     ...sessionStoreContract({ create: async (namespace) => new RedisSessionStore({ client, prefix: `${PREFIX}${namespace}:` }) }),
     ...attemptStoreContract({ create: async (namespace) => new RedisAttemptStore({ client, prefix: `${PREFIX}${namespace}:` }) }),
-    ...oneTimeTokenStoreContract({ create: async (namespace) => new RedisOneTimeTokenStore({ client, prefix: `${PREFIX}${namespace}:` }) })
+    ...oneTimeTokenStoreContract({ create: async (namespace) => new RedisOneTimeTokenStore({ client, prefix: `${PREFIX}${namespace}:` }) }),
+    ...mfaStoreContract({ create: async (namespace) => new RedisMfaStore({ client, prefix: `${PREFIX}${namespace}:` }) })
   ]
   for (const check of checks) await t.test(check.name, check.run)
 })

@@ -9,6 +9,7 @@ interface Entry {
   readonly endsAt: number
   lastUsedAt: number
   authenticatedAt: number
+  mfa: boolean
   /** The idle limit: lastUsedAt + idleMs. */
   idleUntil: number
   generation: number
@@ -50,6 +51,7 @@ export class MemorySessionStore implements SessionStore {
       endsAt: now + policy.maxMs,
       lastUsedAt: now,
       authenticatedAt: now,
+      mfa: session.mfa === true,
       idleUntil: now + policy.idleMs,
       generation: 0,
       keyId: session.keyId,
@@ -66,14 +68,15 @@ export class MemorySessionStore implements SessionStore {
   async get (sessionId: string): Promise<SessionState | null> {
     const entry = this.#entries.get(sessionId)
     if (entry === undefined || !isLive(entry, this.#now())) return null
-    return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion, authenticatedAt: entry.authenticatedAt }
+    return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa }
   }
 
-  async reauthenticate (sessionId: string): Promise<number | null> {
+  async reauthenticate (sessionId: string, mfa = false): Promise<number | null> {
     const entry = this.#entries.get(sessionId)
     const now = this.#now()
     if (entry === undefined || !isLive(entry, now)) return null
     entry.authenticatedAt = now
+    if (mfa) entry.mfa = true
     return now
   }
 
@@ -133,7 +136,7 @@ export class MemorySessionStore implements SessionStore {
 
   #current (entry: Entry, now: number) {
     const { accountId, credentialVersion } = entry.session
-    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, ...times(entry, now) }
+    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa, ...times(entry, now) }
   }
 
   #sweep (now: number): void {

@@ -1,6 +1,7 @@
 /** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
 import { accountsTableSql } from './accounts-ddl.js'
 import { attemptsTableSql } from './attempts.js'
+import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
@@ -11,6 +12,7 @@ export type {
 } from './account-mapping.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
 export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'
+export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './mfa.js'
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
 export type { Queryable } from './sql.js'
@@ -22,13 +24,14 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string } = {}
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string } = {}
 ): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
 ${accountsTableSql(accountsTable)}
 ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
-${oneTimeTokensTableSql(oneTimeTokensTable)}`
+${oneTimeTokensTableSql(oneTimeTokensTable)}
+${mfaTableSql(mfaTable)}`
   })
 }

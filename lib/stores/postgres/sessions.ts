@@ -29,9 +29,11 @@ export function sessionsTableSql (table = 'auth_sessions'): string {
   ends_at timestamptz NOT NULL,
   ended_reason text,
   ip text NOT NULL,
-  user_agent text NOT NULL
+  user_agent text NOT NULL,
+  mfa boolean NOT NULL DEFAULT false
 );
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
+ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_id_idx`)} ON ${name} (account_id);
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${name} (LEAST(idle_until, ends_at));`
 }
@@ -40,7 +42,7 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 const LIVE = 'ended_reason IS NULL AND idle_until > now() AND ends_at > now()'
 const TIMES = `${ms('created_at')} AS "createdAt", ${ms('LEAST(idle_until, ends_at) - now()')} AS "expiresInMs", ${ms('ends_at - now()')} AS "remainingMs"`
 const AUTHENTICATED_AT = 'floor(extract(epoch from authenticated_at) * 1000)::float8 AS "authenticatedAt"'
-const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, ${TIMES}`
+const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, ${TIMES}`
 const INTERVAL = "$1::float8 * interval '1 millisecond'"
 
 type Row = Record<string, unknown>
@@ -57,6 +59,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
     accountId: String(row.accountId),
     credentialVersion: Number(row.credentialVersion),
     authenticatedAt: Number(row.authenticatedAt),
+    mfa: row.mfa === true,
     ...times(row)
   }
 }
@@ -76,16 +79,16 @@ export class PostgresSessionStore implements SessionStore {
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
-      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, idle_until, ends_at)
-        VALUES ($3, $4, $5, $6, $7, $8, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
-      get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT} FROM ${name} WHERE id = $1 AND ${LIVE}`,
+      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, idle_until, ends_at)
+        VALUES ($3, $4, $5, $6, $7, $8, $9, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
+      get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa FROM ${name} WHERE id = $1 AND ${LIVE}`,
       rotate: `UPDATE ${name} SET generation = generation + 1, key_id = $3, rotated_at = now(), last_used_at = now(),
         idle_until = now() + $4::float8 * interval '1 millisecond'
         WHERE id = $1 AND generation = $2 AND ${LIVE} RETURNING ${CURRENT}`,
       state: `SELECT ${CURRENT}, ended_reason AS "endedReason", ends_at <= now() AS expired, idle_until <= now() AS idle,
         now() - rotated_at <= ${INTERVAL.replace('$1', '$2')} AS "inGrace" FROM ${name} WHERE id = $1`,
       reuse: `UPDATE ${name} SET ended_reason = 'refresh_token_reused' WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
-      reauthenticate: `UPDATE ${name} SET authenticated_at = now() WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
+      reauthenticate: `UPDATE ${name} SET authenticated_at = now(), mfa = mfa OR $2 WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
       end: `UPDATE ${name} SET ended_reason = $2 WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
       endAll: `UPDATE ${name} SET ended_reason = $2 WHERE account_id = $1 AND ${LIVE} RETURNING id`,
       list: `SELECT id, account_id AS "accountId", ${ms('created_at')} AS "createdAt", ${ms('last_used_at')} AS "lastUsedAt",
@@ -99,7 +102,7 @@ export class PostgresSessionStore implements SessionStore {
     this.#pruneNowAndThen()
     const { rows } = await this.#pool.query({
       ...this.#sql.create,
-      values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent]
+      values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true]
     })
     return times(rows[0])
   }
@@ -126,8 +129,8 @@ export class PostgresSessionStore implements SessionStore {
     return ended === undefined ? { outcome: 'ended' } : { outcome: 'reused', accountId: ended.accountId }
   }
 
-  async reauthenticate (sessionId: string): Promise<number | null> {
-    const { rows } = await this.#pool.query({ ...this.#sql.reauthenticate, values: [sessionId] })
+  async reauthenticate (sessionId: string, mfa = false): Promise<number | null> {
+    const { rows } = await this.#pool.query({ ...this.#sql.reauthenticate, values: [sessionId, mfa] })
     return rows[0] === undefined ? null : Number(rows[0].authenticatedAt)
   }
 

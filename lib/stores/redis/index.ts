@@ -2,3 +2,4 @@
 export { RedisAttemptStore, type RedisAttemptStoreOptions } from './attempts.js'
 export { RedisSessionStore, type RedisSessionStoreOptions } from './sessions.js'
 export { RedisOneTimeTokenStore, type RedisOneTimeTokenStoreOptions } from './one-time-tokens.js'
+export { RedisMfaStore, type RedisMfaStoreOptions } from './mfa.js'

@@ -16,14 +16,14 @@ export interface RedisSessionStoreOptions {
 // Ending deletes it and leaves {sid}:ended (the reason) for as long as the session would have lived, so
 // a late refresh learns why it fails. Both keys share the hash tag: one Cluster slot, one atomic script.
 // Fields: a account id, v credential version, k key id, g generation, r rotated at, c created at,
-// u last used, at last password proof, i idle limit, e absolute end (ms, server time), ip, ua. Sessions
+// u last used, at last password proof, m '1' once a second factor was proved, i idle limit, e absolute end (ms, server time), ip, ua. Sessions
 // created before `at` existed read their creation time instead.
 
 const CREATE = `${LUA_NOW}
 local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
 local idle, ends = now + idleMs, now + maxMs
 redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
-  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends)
+  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
 return {now, math.min(idle, ends) - now, ends - now}`
 
@@ -37,11 +37,12 @@ return account`
 const REAUTHENTICATE = `${LUA_NOW}
 if redis.call('PTTL', KEYS[1]) <= 0 then return false end
 redis.call('HSET', KEYS[1], 'at', now)
+if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'm', '1') end
 return now`
 
 const ROTATE = `${LUA_NOW}
 local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at')
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm')
 if not s[1] then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
   return {'unknown'}
@@ -54,10 +55,10 @@ if generation == current then
   idle = now + idleMs
   redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
   redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
-  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6]}
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
 end
 if generation == current - 1 and now - rotatedAt <= graceMs then
-  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6]}
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
 end
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
@@ -75,7 +76,7 @@ type Reply = Array<string | number>
 interface ScriptedClient {
   fastifyPasswordAuthSessionCreate: (key: string, ...args: Array<string | number>) => Promise<number[]>
   fastifyPasswordAuthSessionEnd: (key: string, ended: string, reason: string) => Promise<string | null>
-  fastifyPasswordAuthSessionReauthenticate: (key: string) => Promise<number | null>
+  fastifyPasswordAuthSessionReauthenticate: (key: string, mfa: string) => Promise<number | null>
   fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
 }
 
@@ -118,25 +119,25 @@ export class RedisSessionStore implements SessionStore {
     const index = this.#accountKey(session.accountId)
     await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
     const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
-      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs)
+      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0')
     return times(createdAt, expiresInMs, remainingMs)
   }
 
   async get (sessionId: string): Promise<SessionState | null> {
-    const [accountId, credentialVersion, authenticatedAt, createdAt] = await this.#client.hmget(this.#sessionKey(sessionId), 'a', 'v', 'at', 'c')
+    const [accountId, credentialVersion, authenticatedAt, createdAt, mfa] = await this.#client.hmget(this.#sessionKey(sessionId), 'a', 'v', 'at', 'c', 'm')
     if (accountId === null || credentialVersion === null) return null
-    return { accountId, credentialVersion: Number(credentialVersion), authenticatedAt: Number(authenticatedAt ?? createdAt) }
+    return { accountId, credentialVersion: Number(credentialVersion), authenticatedAt: Number(authenticatedAt ?? createdAt), mfa: mfa === '1' }
   }
 
-  async reauthenticate (sessionId: string): Promise<number | null> {
-    const at = await this.#scripts.fastifyPasswordAuthSessionReauthenticate(this.#sessionKey(sessionId))
+  async reauthenticate (sessionId: string, mfa = false): Promise<number | null> {
+    const at = await this.#scripts.fastifyPasswordAuthSessionReauthenticate(this.#sessionKey(sessionId), mfa ? '1' : '0')
     return at === null ? null : Number(at)
   }
 
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
     const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
-    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt] = reply
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa] = reply
     switch (outcome) {
       case 'rotated':
       case 'grace':
@@ -147,6 +148,7 @@ export class RedisSessionStore implements SessionStore {
           accountId: String(accountId),
           credentialVersion: Number(credentialVersion),
           authenticatedAt: Number(authenticatedAt),
+          mfa: mfa === '1',
           ...times(createdAt, expiresInMs, remainingMs)
         }
       case 'reused': return { outcome, accountId: String(current) }

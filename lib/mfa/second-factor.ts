@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AttemptStore, MfaStore, PasswordAuthAccount, ThrottlePolicy } from '../stores/types.js'
+import type { ResolvedKey } from '../tokens/keys.js'
+import { RecoveryCodes } from './recovery-codes.js'
+import { SecretBox } from './secret-box.js'
+import { newTotpSecret, otpauthUrl, totpStep } from './totp.js'
+
+/** Second-factor failures allowed per account before its blocks start (contract §15). */
+export const FREE_CODE_FAILURES = 10
+/** Wrong codes a login challenge or a reset token survives. */
+export const CODES_PER_TOKEN = 5
+
+const TOTP_CODE = /^\d{6}$/
+
+/** A token's wrong codes: after the 5th its key stays blocked for longer than any token lives (a day). */
+const DAY_MS = 86_400_000
+const TOKEN_POLICY: ThrottlePolicy = Object.freeze({ freeFailures: CODES_PER_TOKEN, blockMs: DAY_MS, maxBlockMs: DAY_MS, leaseMs: 10_000, forgetAfterMs: DAY_MS })
+
+/** `retryAfter`: the account's second-factor counter is blocked (429). */
+export type CodeCheck = 'accepted' | 'rejected' | { retryAfter: number }
+
+export interface SecondFactorOptions {
+  store: MfaStore
+  attempts: AttemptStore
+  keys: readonly ResolvedKey[]
+  storeCall: StoreCall
+  /** The blocks after the free failures, as the password throttle has them (contract §6). */
+  throttle: Omit<ThrottlePolicy, 'freeFailures'>
+  /** The `issuer` of the otpauth URI: the name authenticator apps show. */
+  issuer: string
+}
+
+/**
+ * TOTP and recovery codes (contract §15). Codes are checked on a per-account counter of their own (10 free
+ * failures, then the password throttle's blocks), never the password's. A TOTP step is accepted once per
+ * account (the store advances the last step by compare-and-set), a recovery code once (the store removes it).
+ */
+export class SecondFactor {
+  readonly #store: MfaStore
+  readonly #attempts: AttemptStore
+  readonly #storeCall: StoreCall
+  readonly #policy: ThrottlePolicy
+  readonly #box: SecretBox
+  readonly #recoveryCodes: RecoveryCodes
+  readonly #issuer: string
+
+  constructor ({ store, attempts, keys, storeCall, throttle, issuer }: SecondFactorOptions) {
+    this.#store = store
+    this.#attempts = attempts
+    this.#storeCall = storeCall
+    this.#policy = Object.freeze({ ...throttle, freeFailures: FREE_CODE_FAILURES })
+    this.#box = new SecretBox(keys)
+    this.#recoveryCodes = new RecoveryCodes(keys)
+    this.#issuer = issuer
+  }
+
+  /** Whether the account has two factors on. */
+  async isOn (request: FastifyRequest, accountId: string): Promise<boolean> {
+    return (await this.#get(request, accountId))?.enabled === true
+  }
+
+  /** A new pending set-up (replacing a pending one); null if two factors are already on. */
+  async setup (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ secret: string, otpauthUrl: string } | null> {
+    const secret = newTotpSecret()
+    const sealed = this.#box.seal(account.id, secret)
+    const begun = await this.#storeCall(request.log, 'mfa.begin', async () => await this.#store.begin(account.id, sealed))
+    return begun ? { secret, otpauthUrl: otpauthUrl(this.#issuer, account.email, secret) } : null
+  }
+
+  /**
+   * Turns the pending set-up on with a current code for its secret; resolves the recovery codes to show once.
+   * 'no_setup': nothing pending (or two factors already on). The code's step is recorded, so it cannot log in.
+   */
+  async confirm (request: FastifyRequest, accountId: string, code: string): Promise<string[] | 'no_setup' | Exclude<CodeCheck, 'accepted'>> {
+    return await this.#counted(request, accountId, async () => {
+      const record = await this.#get(request, accountId)
+      if (record === null || record.enabled) return 'no_setup'
+      const secret = this.#box.open(accountId, record.secret)
+      const step = secret === null || !TOTP_CODE.test(code) ? null : totpStep(secret, code, 0)
+      if (step === null) return 'rejected'
+      const { codes, hashes } = this.#recoveryCodes.generate(accountId)
+      const enabled = await this.#storeCall(request.log, 'mfa.enable', async () => await this.#store.enable(accountId, record.secret, step, hashes))
+      return enabled ? codes : 'no_setup'
+    })
+  }
+
+  /**
+   * Checks a code of an account with two factors on: a TOTP code, or (`recovery`) a recovery code, each
+   * usable once. 'rejected' also when two factors are off.
+   */
+  async check (request: FastifyRequest, accountId: string, code: string, { recovery }: { recovery: boolean }): Promise<CodeCheck> {
+    return await this.#counted(request, accountId, async () => {
+      const record = await this.#get(request, accountId)
+      if (record === null || !record.enabled) return 'rejected'
+      const typed = code.replace(/\s/g, '')
+      if (TOTP_CODE.test(typed)) {
+        const secret = this.#box.open(accountId, record.secret)
+        const step = secret === null ? null : totpStep(secret, typed, record.lastStep)
+        const accepted = step !== null && await this.#storeCall(request.log, 'mfa.acceptStep', async () => await this.#store.acceptStep(accountId, step))
+        return accepted ? 'accepted' : 'rejected'
+      }
+      const hashes = recovery ? this.#recoveryCodes.candidates(accountId, typed) : []
+      if (hashes.length === 0) return 'rejected'
+      const used = await this.#storeCall(request.log, 'mfa.useRecoveryCode', async () => await this.#store.useRecoveryCode(accountId, hashes))
+      return used ? 'accepted' : 'rejected'
+    })
+  }
+
+  /**
+   * check(), for a code sent with a one-time token (a login challenge, a reset link) whose wrong codes are
+   * counted under `tokenKey`: 'spent' once the token has had its 5, and the caller kills the token.
+   */
+  async checkForToken (request: FastifyRequest, tokenKey: string, accountId: string, code: string): Promise<CodeCheck | 'spent'> {
+    const ticket = randomUUID()
+    const reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#attempts.reserve(tokenKey, ticket, TOKEN_POLICY))
+    // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
+    if (!reservation.granted) return 'rejected'
+    let result: CodeCheck
+    try {
+      result = await this.check(request, accountId, code, { recovery: true })
+    } catch (err) {
+      await this.#storeCall(request.log, 'attempts.settle', async () => await this.#attempts.settle(tokenKey, ticket, 'cancel', TOKEN_POLICY)).catch(() => {})
+      throw err
+    }
+    const outcome = result === 'rejected' ? 'failure' : result === 'accepted' ? 'success' : 'cancel'
+    const blockMs = await this.#storeCall(request.log, 'attempts.settle', async () => await this.#attempts.settle(tokenKey, ticket, outcome, TOKEN_POLICY))
+    return result === 'rejected' && typeof blockMs === 'number' && blockMs > 0 ? 'spent' : result
+  }
+
+  /** Ten new recovery codes replacing the old ones; null if two factors are off. */
+  async replaceRecoveryCodes (request: FastifyRequest, accountId: string): Promise<string[] | null> {
+    const { codes, hashes } = this.#recoveryCodes.generate(accountId)
+    const replaced = await this.#storeCall(request.log, 'mfa.replaceRecoveryCodes', async () => await this.#store.replaceRecoveryCodes(accountId, hashes))
+    return replaced ? codes : null
+  }
+
+  /** Turns two factors off; false if they were not on. */
+  async disable (request: FastifyRequest, accountId: string): Promise<boolean> {
+    return await this.#storeCall(request.log, 'mfa.disable', async () => await this.#store.disable(accountId))
+  }
+
+  /**
+   * Runs one code check on the account's counter: reserved first (a blocked account gets retryAfter), then
+   * settled as a success ('accepted', recovery codes) or a failure ('rejected'); anything else (a store
+   * failure, 'no_setup') counts neither way.
+   */
+  async #counted<T extends string | string[]> (request: FastifyRequest, accountId: string, run: () => Promise<T>): Promise<T | { retryAfter: number }> {
+    const key = `mfa.${accountId}`
+    const ticket = randomUUID()
+    const settle = async (outcome: 'success' | 'failure' | 'cancel'): Promise<void> => {
+      await this.#storeCall(request.log, 'attempts.settle', async () => { await this.#attempts.settle(key, ticket, outcome, this.#policy) })
+    }
+    let reservation
+    try {
+      reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#attempts.reserve(key, ticket, this.#policy))
+    } catch (err) {
+      settle('cancel').catch(() => {})
+      throw err
+    }
+    if (!reservation.granted) return { retryAfter: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
+    let result
+    try {
+      result = await run()
+    } catch (err) {
+      await settle('cancel').catch(() => {})
+      throw err
+    }
+    await settle(result === 'rejected' ? 'failure' : Array.isArray(result) || result === 'accepted' ? 'success' : 'cancel')
+    return result
+  }
+
+  async #get (request: FastifyRequest, accountId: string) {
+    return await this.#storeCall(request.log, 'mfa.get', async () => await this.#store.get(accountId))
+  }
+}

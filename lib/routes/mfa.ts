@@ -1,0 +1,139 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { requestError } from '../errors.js'
+import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
+import { BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import { AnyCodeBody, TotpCodeBody } from '../http/schemas.js'
+import type { CodeCheck, SecondFactor } from '../mfa/second-factor.js'
+import type { MfaRoute } from '../events.js'
+import type { RouteContext } from './context.js'
+
+type MfaContext = RouteContext & { secondFactor: SecondFactor }
+
+const RecoveryCodesReply = Type.Object({
+  recoveryCodes: Type.Array(Type.String(), { description: 'Ten codes, each usable once instead of a TOTP code. Shown this once: keep them somewhere safe.' })
+})
+
+const CODE_ERRORS = [...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS'] as const
+
+function guarded (reauthMaxAge: number, summary: string, description: string) {
+  return {
+    onRequest: [authenticate, requireRecentAuthentication(reauthMaxAge)],
+    summary,
+    description: `${description} Needs the access token and a password proof within the last ${reauthMaxAge} s (Reauthenticate).`
+  }
+}
+
+/** A refused or throttled code: the event, then 401 or 429. */
+function codeFailure (context: MfaContext, request: FastifyRequest, route: MfaRoute, check: Exclude<CodeCheck, 'accepted'>): Error {
+  const accountId = accountOf(request)!.id
+  if (typeof check === 'object') {
+    context.emit(request, { type: 'mfa.failed', route, reason: 'throttled', accountId })
+    return requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
+  }
+  context.emit(request, { type: 'mfa.failed', route, reason: 'invalid', accountId })
+  return requestError('FST_PWAUTH_MFA_CODE_INVALID')
+}
+
+/** POST /Mfa/Setup: no body, so it lives with the routes that ignore theirs. */
+export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMaxAge }: MfaContext): void {
+  const { onRequest, summary, description } = guarded(reauthMaxAge, 'Start setting up two factors',
+    'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.')
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', {
+    onRequest,
+    schema: {
+      summary,
+      description,
+      tags: ['Two factors'],
+      security: [{ bearerAuth: [] }],
+      response: {
+        200: jsonResponse('The secret for the authenticator app.', Type.Object({
+          secret: Type.String({ description: 'Base32, 160 bits.' }),
+          otpauthUrl: Type.String({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…' })
+        })),
+        ...problemResponses(['FST_PWAUTH_MFA_STATE']),
+        ...recentAuthenticationResponses()
+      }
+    }
+  }, async (request) => {
+    const setup = await secondFactor.setup(request, accountOf(request)!)
+    if (setup === null) throw requestError('FST_PWAUTH_MFA_STATE')
+    return setup
+  })
+}
+
+/** POST /Mfa/Confirm, /Mfa/RecoveryCodes and /Mfa/Disable: a code in a JSON body. */
+export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): void {
+  const { secondFactor, sessionService, outbox, emit, reauthMaxAge } = context
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+
+  const confirm = guarded(reauthMaxAge, 'Turn two factors on', 'With a current code for the secret of Setup. Every other session ends.')
+  routes.post('/Mfa/Confirm', {
+    onRequest: confirm.onRequest,
+    schema: {
+      summary: confirm.summary,
+      description: confirm.description,
+      tags: ['Two factors'],
+      security: [{ bearerAuth: [] }],
+      body: TotpCodeBody,
+      response: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply), ...problemResponses([...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE']), ...recentAuthenticationResponses() }
+    }
+  }, async (request) => {
+    const account = accountOf(request)!
+    const result = await secondFactor.confirm(request, account.id, request.body.code)
+    if (result === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
+    if (!Array.isArray(result)) throw codeFailure(context, request, 'Mfa/Confirm', result)
+    const sessionId = sessionOf(request)!.id
+    emit(request, { type: 'mfa.enabled', accountId: account.id })
+    // This session proved the code; the others proved only a password.
+    await sessionService.reauthenticate(request, sessionId, true)
+    await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
+    outbox.send(request, { type: 'mfa_enabled', to: account.email, accountId: account.id })
+    return { recoveryCodes: result }
+  })
+
+  const replace = guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.')
+  routes.post('/Mfa/RecoveryCodes', {
+    onRequest: replace.onRequest,
+    schema: {
+      summary: replace.summary,
+      description: replace.description,
+      tags: ['Two factors'],
+      security: [{ bearerAuth: [] }],
+      body: TotpCodeBody,
+      response: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply), ...problemResponses(CODE_ERRORS), ...recentAuthenticationResponses() }
+    }
+  }, async (request) => {
+    const account = accountOf(request)!
+    const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false })
+    if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/RecoveryCodes', check)
+    const codes = await secondFactor.replaceRecoveryCodes(request, account.id)
+    if (codes === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
+    emit(request, { type: 'mfa.recovery_codes_replaced', accountId: account.id })
+    return { recoveryCodes: codes }
+  })
+
+  const disable = guarded(reauthMaxAge, 'Turn two factors off', 'With a TOTP code or a recovery code. Every other session ends.')
+  routes.post('/Mfa/Disable', {
+    onRequest: disable.onRequest,
+    schema: {
+      summary: disable.summary,
+      description: disable.description,
+      tags: ['Two factors'],
+      security: [{ bearerAuth: [] }],
+      body: AnyCodeBody,
+      response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(CODE_ERRORS), ...recentAuthenticationResponses() }
+    }
+  }, async (request, reply) => {
+    const account = accountOf(request)!
+    const check = await secondFactor.check(request, account.id, request.body.code, { recovery: true })
+    if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/Disable', check)
+    if (await secondFactor.disable(request, account.id)) {
+      emit(request, { type: 'mfa.disabled', accountId: account.id })
+      await sessionService.endOthers(request, account.id, sessionOf(request)!.id, 'mfa_changed')
+      outbox.send(request, { type: 'mfa_disabled', to: account.email, accountId: account.id })
+    }
+    return await reply.code(204).send()
+  })
+}

@@ -1,0 +1,106 @@
+import { strict as assert } from 'node:assert'
+import { randomBytes } from 'node:crypto'
+import type { MfaStore } from '../stores/types.js'
+import { uniqueNamespace, type ContractCheck } from './check.js'
+
+export interface MfaStoreHarness {
+  /** A store over an empty namespace (table, key prefix…) of its own; two namespaces share nothing. */
+  create: (namespace: string) => Promise<MfaStore>
+}
+
+const random = (): string => randomBytes(16).toString('base64url')
+const CONCURRENT = 20
+
+/** An account with two factors on: secret `secret`, last step 100, recovery codes `codes`. */
+async function enabled (store: MfaStore, codes = ['code-a', 'code-b']): Promise<{ accountId: string, secret: string }> {
+  const [accountId, secret] = [random(), random()]
+  assert.equal(await store.begin(accountId, secret), true)
+  assert.equal(await store.enable(accountId, secret, 100, codes), true)
+  return { accountId, secret }
+}
+
+/**
+ * The second-factor store's promises (see MfaStore): a set-up turns on only with its own secret; a step is
+ * accepted once and never one at or below the last (of concurrent callers with one step exactly one wins);
+ * a recovery code is used once (likewise); nothing changes an account whose two factors are off.
+ */
+export function mfaStoreContract (harness: MfaStoreHarness): ContractCheck[] {
+  const fresh = async (): Promise<MfaStore> => await harness.create(uniqueNamespace('mfa'))
+  return [
+    {
+      name: 'a set-up is pending until enabled with its own secret, and then holds its step and codes',
+      async run () {
+        const store = await fresh()
+        const [accountId, first, second] = [random(), random(), random()]
+        assert.equal(await store.get(accountId), null)
+        assert.equal(await store.begin(accountId, first), true)
+        assert.deepEqual(await store.get(accountId), { secret: first, enabled: false, lastStep: 0, recoveryCodes: [] })
+        assert.equal(await store.acceptStep(accountId, 5), false, 'no step is accepted while pending')
+        assert.equal(await store.begin(accountId, second), true, 'a new set-up replaces a pending one')
+        assert.equal(await store.enable(accountId, first, 7, ['x']), false, 'the replaced secret cannot be enabled')
+        assert.equal(await store.enable(accountId, second, 7, ['x', 'y']), true)
+        assert.deepEqual(await store.get(accountId), { secret: second, enabled: true, lastStep: 7, recoveryCodes: ['x', 'y'] })
+        assert.equal(await store.enable(accountId, second, 8, []), false, 'enabled once')
+        assert.equal(await store.begin(accountId, random()), false, 'no set-up while on')
+        assert.equal((await store.get(accountId))?.secret, second)
+      }
+    },
+    {
+      name: 'a step is accepted once, and never one at or below the last accepted',
+      async run () {
+        const store = await fresh()
+        const { accountId } = await enabled(store)
+        assert.equal(await store.acceptStep(accountId, 100), false, 'the step enabled with')
+        assert.equal(await store.acceptStep(accountId, 99), false)
+        assert.equal(await store.acceptStep(accountId, 101), true)
+        assert.equal(await store.acceptStep(accountId, 101), false, 'replayed')
+        assert.equal(await store.acceptStep(accountId, 103), true)
+        assert.equal(await store.acceptStep(accountId, 102), false, 'an earlier step after a later one')
+        assert.equal((await store.get(accountId))?.lastStep, 103)
+        assert.equal(await store.acceptStep(random(), 200), false, 'an unknown account')
+      }
+    },
+    {
+      name: `of ${CONCURRENT} concurrent uses of one step exactly one is accepted`,
+      async run () {
+        const store = await fresh()
+        const { accountId } = await enabled(store)
+        const results = await Promise.all(Array.from({ length: CONCURRENT }, async () => await store.acceptStep(accountId, 101)))
+        assert.equal(results.filter(Boolean).length, 1)
+      }
+    },
+    {
+      name: `a recovery code works once; of ${CONCURRENT} concurrent uses exactly one succeeds`,
+      async run () {
+        const store = await fresh()
+        const { accountId } = await enabled(store, ['code-a', 'code-b', 'code-c'])
+        assert.equal(await store.useRecoveryCode(accountId, ['nope', 'code-b']), true, 'any of the candidates')
+        assert.equal(await store.useRecoveryCode(accountId, ['code-b']), false, 'used')
+        const results = await Promise.all(Array.from({ length: CONCURRENT }, async () => await store.useRecoveryCode(accountId, ['code-a'])))
+        assert.equal(results.filter(Boolean).length, 1)
+        assert.deepEqual((await store.get(accountId))?.recoveryCodes, ['code-c'])
+        assert.equal(await store.useRecoveryCode(random(), ['code-c']), false, 'an unknown account')
+      }
+    },
+    {
+      name: 'recovery codes are replaced only while on; disable removes everything',
+      async run () {
+        const store = await fresh()
+        const { accountId } = await enabled(store)
+        assert.equal(await store.replaceRecoveryCodes(accountId, ['new-1', 'new-2']), true)
+        assert.equal(await store.useRecoveryCode(accountId, ['code-a']), false, 'the old codes are gone')
+        assert.equal(await store.useRecoveryCode(accountId, ['new-2']), true)
+        assert.equal(await store.disable(accountId), true)
+        assert.equal(await store.get(accountId), null)
+        assert.equal(await store.disable(accountId), false, 'already off')
+        assert.equal(await store.replaceRecoveryCodes(accountId, ['x']), false)
+        assert.equal(await store.useRecoveryCode(accountId, ['new-1']), false)
+        const pending = random()
+        await store.begin(pending, random())
+        assert.equal(await store.replaceRecoveryCodes(pending, ['x']), false, 'not while pending')
+        assert.equal(await store.disable(pending), false, 'a pending set-up was not on')
+        assert.equal(await store.get(pending), null, 'but is removed')
+      }
+    }
+  ]
+}
