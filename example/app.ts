@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import passwordAuth, { authenticate, passwordAuthClientErrorHandler, type PasswordAuthOptions } from '../lib/index.js'
 import type { ServerTimeouts } from './timeouts.js'
 import { Account } from './account-schema.js'
+import { registerQrRoute } from './qr.js'
 
 export interface AppOptions {
   auth: PasswordAuthOptions
@@ -70,6 +71,7 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
       const refresh = auth.refresh === false || auth.refresh === undefined ? {} : auth.refresh
       await browser.register(passwordAuth, { sessionRoutes: true, ...auth, refresh: { ...refresh, cookie: true } })
       browser.get('/me', { onRequest: authenticate, schema: { hide: true, response: { 200: Account } } }, async (request) => request.account)
+      if (auth.mfa !== undefined && auth.mfa !== false) registerQrRoute(browser)
     }, { prefix: '/app' })
 
     site.get('/health', {
@@ -91,8 +93,8 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
 
 const PUBLIC = new URL('../../example/public/', import.meta.url)
 const FILES = { '': ['index.html', 'text/html'], 'app.js': ['app.js', 'text/javascript'], 'app.css': ['app.css', 'text/css'] } as const
-// The app's own files only: no inline script or style, no other origin, no framing.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+// The app's own files only (and the set-up QR code as a data: image): no inline script or style, no other origin, no framing.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 /** The browser app: three static files, read once, under the site's prefix (`/portal` redirects to `/portal/`). */
 async function serveBrowserApp (site: FastifyInstance, prefix: string): Promise<void> {

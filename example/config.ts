@@ -36,6 +36,9 @@ export interface ServerConfig {
   verifyTtl: number | undefined
   mailLimit: number | undefined
   deviceTtl: number | undefined
+  /** AUTH_MFA_TTL: seconds a Login's second-factor challenge lives; AUTH_APP_NAME: the issuer authenticator apps show. */
+  mfaTtl: number | undefined
+  mfaIssuer: string
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -88,6 +91,8 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     resetTtl: integer(env, 'AUTH_RESET_TTL', 1, 86_400),
     verifyTtl: integer(env, 'AUTH_VERIFY_TTL', 1, 30 * 86_400),
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
-    deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400)
+    deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
+    mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
+    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
   }
 }

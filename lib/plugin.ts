@@ -163,7 +163,11 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     secondFactor: config.mfa === undefined
       ? undefined
       : new SecondFactor({
-        store: config.mfaStore, attempts: config.attempts, keys: config.keys, storeCall, issuer: config.mfa.issuer,
+        store: config.mfaStore,
+        attempts: config.attempts,
+        keys: config.keys,
+        storeCall,
+        issuer: config.mfa.issuer,
         throttle: { ...config.throttle, leaseMs: attemptLeaseMs(config) }
       }),
     mfaTtlMs: config.mfa?.ttlMs ?? 0,

@@ -5,7 +5,10 @@ const me = new URL('app/me', document.baseURI)
 let accessToken = null
 
 const $ = (id) => document.getElementById(id)
-const show = (id) => { for (const view of ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth']) $(view).hidden = view !== id }
+const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery']
+const show = (id) => { for (const view of VIEWS) $(view).hidden = view !== id }
+const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
+const problemCode = async (response) => (await response.clone().json().catch(() => ({}))).code
 // `news`: good news or information, shown calm; otherwise the message reports a problem.
 const say = (text, news = false) => { $('message').textContent = text; $('message').className = news ? 'news' : '' }
 
@@ -38,9 +41,25 @@ async function withRecentAuth (action) {
   if (response.status !== 401 || (await response.clone().json()).code !== 'FST_PWAUTH_REAUTHENTICATION_REQUIRED') return response
   const password = await askPassword()
   if (password === null) return response
-  const confirmed = await call(new URL('Reauthenticate', auth), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password }) })
-  if (!confirmed.ok) { say('That password did not work.'); return confirmed }
+  let confirmed = await call(new URL('Reauthenticate', auth), json({ password }))
+  // With two-step sign-in on, the password alone is not enough: ask for a code too.
+  if (await problemCode(confirmed) === 'FST_PWAUTH_MFA_CODE_INVALID') {
+    const code = await askCode('account')
+    if (code === null) return confirmed
+    confirmed = await call(new URL('Reauthenticate', auth), json({ password, code }))
+  }
+  if (!confirmed.ok) { say('That did not work: check your password and code.'); return confirmed }
   return await action()
+}
+
+/** Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. */
+function askCode (back) {
+  show('code')
+  return new Promise((resolve) => {
+    const done = (value) => { $('code').onsubmit = null; $('code-cancel').onclick = null; $('code').reset(); show(back); resolve(value) }
+    $('code').onsubmit = (event) => { event.preventDefault(); done(new FormData($('code')).get('code')) }
+    $('code-cancel').onclick = () => done(null)
+  })
 }
 
 function askPassword () {
@@ -80,7 +99,53 @@ async function showAccount () {
     }
     return item
   }))
+  const mfa = await call(new URL('Mfa', auth))
+  const { enabled, recoveryCodesLeft } = mfa.ok ? await mfa.json() : { enabled: false }
+  $('mfa-status').textContent = enabled
+    ? `On: signing in needs a code from your authenticator app. ${recoveryCodesLeft} recovery code(s) left.`
+    : 'Off: your password alone signs you in.'
+  $('mfa-on').hidden = enabled
+  $('mfa-off').hidden = !enabled
   show('account')
+}
+
+$('mfa-on').onclick = async () => {
+  const response = await withRecentAuth(async () => await call(new URL('Mfa/Setup', auth), { method: 'POST' }))
+  if (!response.ok) return
+  const { secret, otpauthUrl } = await response.json()
+  // The QR code is an image the example server renders with the qrcode package: the secret is scanned, not read.
+  const qr = await call(new URL('qr', new URL('..', auth)), json({ text: otpauthUrl }))
+  $('qr').src = qr.ok ? (await qr.json()).dataUrl : ''
+  $('mfa-secret').textContent = secret
+  say('')
+  show('mfa-setup')
+}
+
+$('mfa-setup-cancel').onclick = async () => { say(''); await showAccount() }
+
+$('mfa-confirm').onsubmit = async (event) => {
+  event.preventDefault()
+  const code = new FormData($('mfa-confirm')).get('code')
+  const response = await withRecentAuth(async () => await call(new URL('Mfa/Confirm', auth), json({ code })))
+  if (!response.ok) return say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work: enter the one the app shows now.')
+  $('mfa-confirm').reset()
+  $('recovery-codes').replaceChildren(...(await response.json()).recoveryCodes.map((recoveryCode) => {
+    const item = document.createElement('li')
+    item.textContent = recoveryCode
+    return item
+  }))
+  say('Two-step sign-in is on. Every other session was signed out.', true)
+  show('recovery')
+}
+
+$('recovery-done').onclick = async () => { $('recovery-codes').replaceChildren(); say(''); await showAccount() }
+
+$('mfa-off').onclick = async () => {
+  const code = await askCode('account')
+  if (code === null) return
+  const response = await withRecentAuth(async () => await call(new URL('Mfa/Disable', auth), json({ code })))
+  say(response.ok ? 'Two-step sign-in is off. Every other session was signed out.' : 'That code did not work.', response.ok)
+  await showAccount()
 }
 
 function signedOut (text = '') {
@@ -94,8 +159,25 @@ $('login').onsubmit = async (event) => {
   const form = new FormData($('login'))
   const response = await post(new URL('Login', auth), { email: form.get('email'), password: form.get('password') })
   if (!response.ok) return say(response.status === 429 ? 'Too many attempts: wait a little.' : 'Wrong e-mail or password.')
-  accessToken = (await response.json()).accessToken
+  const body = await response.json()
   $('login').reset()
+  say('')
+  if (body.mfaRequired === true) return await secondStep(body.mfaToken)
+  accessToken = body.accessToken
+  await showAccount()
+}
+
+/** The second step of a sign-in with two-step sign-in on: a code for the challenge Login answered. */
+async function secondStep (mfaToken) {
+  const code = await askCode('login')
+  if (code === null) return say('')
+  const response = await post(new URL('LoginMfa', auth), { mfaToken, code })
+  if (!response.ok) {
+    say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work.')
+    // The challenge survives a few wrong codes: ask again until it is used up.
+    return await problemCode(response) === 'FST_PWAUTH_MFA_CODE_INVALID' && response.status === 401 ? await secondStep(mfaToken) : undefined
+  }
+  accessToken = (await response.json()).accessToken
   say('')
   await showAccount()
 }
@@ -162,7 +244,14 @@ $('verify').onsubmit = async (event) => {
 $('reset').onsubmit = async (event) => {
   event.preventDefault()
   const form = new FormData($('reset'))
-  const response = await post(new URL('ResetPassword', auth), { token: resetToken(), newPassword: form.get('newPassword'), confirmNewPassword: form.get('confirmNewPassword') })
+  const body = { token: resetToken(), newPassword: form.get('newPassword'), confirmNewPassword: form.get('confirmNewPassword') }
+  let response = await post(new URL('ResetPassword', auth), body)
+  // An account with two-step sign-in on needs a code to reset its password too.
+  if (await problemCode(response) === 'FST_PWAUTH_MFA_CODE_INVALID') {
+    const code = await askCode('reset')
+    if (code === null) return
+    response = await post(new URL('ResetPassword', auth), { ...body, code })
+  }
   if (response.status === 204) {
     window.history.replaceState(null, '', window.location.pathname)
     $('reset').reset()
@@ -170,6 +259,7 @@ $('reset').onsubmit = async (event) => {
   }
   const problem = await response.json().catch(() => ({}))
   if (problem.code === 'FST_PWAUTH_RESET_TOKEN_INVALID') return say('This link is not valid any more: ask for a new one.')
+  if (problem.code === 'FST_PWAUTH_MFA_CODE_INVALID') return say('That code did not work: try again.')
   if (problem.code === 'FST_PWAUTH_PASSWORD_MISMATCH') return say('The two passwords differ.')
   if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
   say('That did not work: try again.')

@@ -1,4 +1,4 @@
-import { MemoryAccountStore, MemoryAttemptStore, MemoryOneTimeTokenStore, MemorySessionStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemorySessionStore } from '../../lib/index.js'
 import type { ServerStores } from './types.js'
 
 /** Everything in process memory: one instance only. */
@@ -10,6 +10,7 @@ export function memoryStores (): ServerStores {
     // Shared by the API's registration and the browser app's, as one instance's state should be.
     attempts: new MemoryAttemptStore(),
     oneTimeTokens: new MemoryOneTimeTokenStore(),
+    mfa: new MemoryMfaStore(),
     seed: async (seeds) => {
       for (const { email, passwordHash, active, id } of seeds) accounts.add({ email, passwordHash, active, id })
     },

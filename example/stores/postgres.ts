@@ -1,5 +1,5 @@
-// Accounts (and, without Redis, sessions, attempt counters and one-time tokens) in PostgreSQL. The tables are created at start if missing
-// (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql() and oneTimeTokensTableSql(); test/postgres-docs.test.ts keeps
+// Accounts and second factors (and, without Redis, sessions, attempt counters and one-time tokens) in PostgreSQL. The tables are created at
+// start if missing (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql(), oneTimeTokensTableSql() and mfaTableSql(); test/postgres-docs.test.ts keeps
 // this copy equal):
 //
 // postgres-schema:begin
@@ -36,9 +36,11 @@
 //     ends_at timestamptz NOT NULL,
 //     ended_reason text,
 //     ip text NOT NULL,
-//     user_agent text NOT NULL
+//     user_agent text NOT NULL,
+//     mfa boolean NOT NULL DEFAULT false
 //   );
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
+//   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_account_id_idx" ON "auth_sessions" (account_id);
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_expiry_idx" ON "auth_sessions" (LEAST(idle_until, ends_at));
 //   CREATE TABLE IF NOT EXISTS "auth_attempts" (
@@ -121,9 +123,16 @@
 //     expires_at timestamptz NOT NULL
 //   );
 //   CREATE INDEX IF NOT EXISTS "auth_one_time_tokens_expires_idx" ON "auth_one_time_tokens" (expires_at);
+//   CREATE TABLE IF NOT EXISTS "auth_mfa" (
+//     account_id text PRIMARY KEY,
+//     secret text NOT NULL,
+//     enabled boolean NOT NULL DEFAULT false,
+//     last_step bigint NOT NULL DEFAULT 0,
+//     recovery_codes text[] NOT NULL DEFAULT '{}'
+//   );
 // postgres-schema:end
 import pg from 'pg'
-import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
 export async function postgresStores (connectionString: string, logError: StoreLogger): Promise<ServerStores> {
@@ -143,6 +152,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
     sessions: new PostgresSessionStore({ pool }),
     attempts: new PostgresAttemptStore({ pool }),
     oneTimeTokens: new PostgresOneTimeTokenStore({ pool }),
+    mfa: new PostgresMfaStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }

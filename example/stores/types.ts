@@ -1,4 +1,4 @@
-import type { AccountStore, AttemptStore, OneTimeTokenStore, SessionStore } from '../../lib/index.js'
+import type { AccountStore, AttemptStore, MfaStore, OneTimeTokenStore, SessionStore } from '../../lib/index.js'
 import type { AccountSeed } from '../accounts-file.js'
 
 /** The stores the example server runs on, and what it needs to manage them. */
@@ -9,6 +9,8 @@ export interface ServerStores {
   attempts?: AttemptStore
   /** Shared one-time tokens (reset links); undefined means the plugin's in-memory default. */
   oneTimeTokens?: OneTimeTokenStore
+  /** Second factors: with the accounts, in the durable store (a Redis that lost them would turn them off). */
+  mfa: MfaStore
   /** An ioredis client for the per-IP limit, so instances share it. */
   rateLimitRedis?: object
   /** Adds accounts that do not exist yet (idempotent). `passwordHash` is already computed. */

@@ -5,7 +5,7 @@ import type { Authenticate } from './authenticate.js'
 import type { AccountDecoratorName } from './decorators.js'
 import { setupError } from '../errors.js'
 import { accountOf, authenticate, failClosed, requireMfa as requireMfaHook, requireRecentAuthentication, routeName } from './authenticate.js'
-import { authenticateResponses, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import { AUTHENTICATE_ERRORS, problemResponses } from '../http/openapi.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 
 /** A request behind the guard: its account is there, not null. */
@@ -58,12 +58,9 @@ export function authenticated (
     ...maxAuthAge === undefined ? [] : [requireRecentAuthentication(maxAuthAge)],
     ...onRequest === undefined ? [] : [onRequest].flat() as onRequestHookHandler[]
   ]
-  const responses = {
-    ...authenticateResponses(),
-    ...maxAuthAge === undefined ? {} : recentAuthenticationResponses(),
-    ...requireMfa ? problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_MFA_REQUIRED',
-      ...maxAuthAge === undefined ? [] : ['FST_PWAUTH_REAUTHENTICATION_REQUIRED' as const]]) : {}
-  }
+  const codes = [...AUTHENTICATE_ERRORS, ...maxAuthAge === undefined ? [] : ['FST_PWAUTH_REAUTHENTICATION_REQUIRED' as const],
+    ...requireMfa ? ['FST_PWAUTH_MFA_REQUIRED' as const] : []]
+  const responses = problemResponses(codes)
   return {
     ...rest,
     onRequest: hooks.length === 0 ? authenticate : [authenticate, ...hooks],

@@ -61,6 +61,12 @@ export class SecondFactor {
     return (await this.#get(request, accountId))?.enabled === true
   }
 
+  /** Whether two factors are on, and how many recovery codes are left unused. */
+  async status (request: FastifyRequest, accountId: string): Promise<{ enabled: boolean, recoveryCodesLeft: number }> {
+    const record = await this.#get(request, accountId)
+    return record?.enabled === true ? { enabled: true, recoveryCodesLeft: record.recoveryCodes.length } : { enabled: false, recoveryCodesLeft: 0 }
+  }
+
   /** A new pending set-up (replacing a pending one); null if two factors are already on. */
   async setup (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ secret: string, otpauthUrl: string } | null> {
     const secret = newTotpSecret()

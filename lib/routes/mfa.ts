@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
-import { BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import { authenticateResponses, BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
 import { AnyCodeBody, TotpCodeBody } from '../http/schemas.js'
 import type { CodeCheck, SecondFactor } from '../mfa/second-factor.js'
 import type { MfaRoute } from '../events.js'
@@ -36,8 +36,24 @@ function codeFailure (context: MfaContext, request: FastifyRequest, route: MfaRo
   return requestError('FST_PWAUTH_MFA_CODE_INVALID')
 }
 
-/** POST /Mfa/Setup: no body, so it lives with the routes that ignore theirs. */
+/** GET /Mfa and POST /Mfa/Setup: no body, so they live with the routes that ignore theirs. */
 export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMaxAge }: MfaContext): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/Mfa', {
+    onRequest: authenticate,
+    schema: {
+      summary: 'Whether two factors are on',
+      tags: ['Two factors'],
+      security: [{ bearerAuth: [] }],
+      response: {
+        200: jsonResponse('The account\'s two factors.', Type.Object({
+          enabled: Type.Boolean(),
+          recoveryCodesLeft: Type.Integer({ description: 'Unused recovery codes (0 while off).' })
+        })),
+        ...authenticateResponses()
+      }
+    }
+  }, async (request) => await secondFactor.status(request, accountOf(request)!.id))
+
   const { onRequest, summary, description } = guarded(reauthMaxAge, 'Start setting up two factors',
     'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.')
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', {

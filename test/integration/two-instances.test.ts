@@ -18,13 +18,15 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   const carol = `carol-${run}@example.com`
   const dave = `dave-${run}@example.com`
   const erin = `erin-${run}@example.com`
+  const gina = `gina-${run}@example.com`
   const file = join(tmpdir(), `two-instances-${run}.json`)
   const outbox = join(tmpdir(), `two-instances-${run}.outbox.jsonl`)
   await writeFile(file, JSON.stringify([
     { email: ada, password: 'correct horse battery staple' },
     { email: bob, password: 'bob has a long passphrase too' },
     { email: dave, password: 'dave keeps his own device' },
-    { email: erin, password: 'erin forgets her passphrase' }
+    { email: erin, password: 'erin forgets her passphrase' },
+    { email: gina, password: 'gina guards her account twice' }
   ]))
   // The per-IP limit off: every request here comes from one address.
   const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', AUTH_MAIL_OUTBOX: outbox }
@@ -122,6 +124,44 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     t.equal((await post(`${a.url}/Auth/VerifyEmail`, { token })).status, 400, 'and dead on A')
     t.equal((await login(a, frank, 'a passphrase chosen at sign-up')).status, 200, 'logs in on A')
     t.equal((await login(b, frank, 'a passphrase chosen at sign-up')).status, 200, 'and on B')
+  })
+
+  await t.test('two factors over two instances: set up on A, on for B; a code logs in once across both; the database holds no secret', async (t) => {
+    const { generateSync } = await import('otplib')
+    const password = 'gina guards her account twice'
+    const token = await tokenOf(await login(a, gina, password))
+    const bearer = { authorization: `Bearer ${token}` }
+    const { secret } = await (await post(`${a.url}/Auth/Mfa/Setup`, undefined, bearer)).json() as { secret: string }
+    const step = Math.floor(Date.now() / 30_000)
+    const code = (at: number) => generateSync({ secret, epoch: at * 30 })
+    const confirmed = await post(`${b.url}/Auth/Mfa/Confirm`, { code: code(step) }, bearer)
+    t.equal(confirmed.status, 200, 'confirmed on B')
+    const { recoveryCodes } = await confirmed.json() as { recoveryCodes: string[] }
+    const challenge = async (server: { url: string }) => (await (await login(server, gina, password)).json() as { mfaToken: string }).mfaToken
+    t.equal((await post(`${a.url}/Auth/LoginMfa`, { mfaToken: await challenge(a), code: code(step) })).status, 401, 'the set-up code does not log in on A')
+    // One code, two challenges, sent to both instances at once: one session.
+    const [onA, onB] = await Promise.all([challenge(a), challenge(b)])
+    const answers = await Promise.all([post(`${a.url}/Auth/LoginMfa`, { mfaToken: onA, code: code(step + 1) }), post(`${b.url}/Auth/LoginMfa`, { mfaToken: onB, code: code(step + 1) })])
+    t.same(answers.map((answer) => answer.status).sort(), [200, 401], 'replay refused across instances')
+    const pool = new pg.Pool({ connectionString: databaseUrl })
+    t.teardown(async () => { await pool.end() })
+    const { rows } = await pool.query('SELECT m.* FROM auth_mfa m JOIN auth_accounts a ON a.id::text = m.account_id WHERE a.email = $1', [gina])
+    t.equal(rows.length, 1)
+    t.equal(rows[0].enabled, true)
+    const held = JSON.stringify(rows)
+    t.notOk(held.includes(secret) || held.toLowerCase().includes(secret.toLowerCase()), 'PostgreSQL holds no TOTP secret')
+    t.notOk(recoveryCodes.some((recoveryCode) => held.includes(recoveryCode) || held.includes(recoveryCode.replaceAll('-', ''))), 'nor a recovery code')
+    const redis = new Redis(REDIS_URL)
+    t.teardown(() => { redis.disconnect() })
+    const mfaToken = await challenge(b)
+    const challenges = []
+    for (const key of await redis.keys('fastify-password-auth:one-time:*')) {
+      const fields = await redis.hgetall(key)
+      if (fields.e === gina && fields.p === 'mfa_login') challenges.push(fields)
+    }
+    t.ok(challenges.length >= 1, 'the challenges are in Redis')
+    t.notOk(JSON.stringify(challenges).includes(mfaToken.split('.')[1]!), 'as keyed hashes only')
+    t.equal((await post(`${a.url}/Auth/LoginMfa`, { mfaToken, code: recoveryCodes[0] })).status, 200, 'a challenge from B answered on A')
   })
 
   await t.test('an account deactivated in the database loses its tokens on both, for good', async (t) => {

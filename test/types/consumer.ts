@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import passwordAuth, {
-  authenticate, authenticated, optionalAuthenticate, requireRecentAuthentication, type PasswordAuthSession, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemorySessionStore,
-  type AccountStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount
+  authenticate, authenticated, optionalAuthenticate, requireMfa, requireRecentAuthentication, type PasswordAuthSession, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemoryMfaStore, MemorySessionStore,
+  type AccountStore, type MfaStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount
 } from 'fastify-password-auth'
 import { accountsTriggerSql, PostgresAccountStore, type Queryable } from 'fastify-password-auth/postgres'
 
@@ -132,7 +132,7 @@ await app.register(passwordAuth, { accounts })
 
 // Sign-up and password reset: the messages are typed, their token optional.
 const deliver = async (message: PasswordAuthMessage): Promise<void> => {
-  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' = message.type
+  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' = message.type
   const link: string | undefined = message.token === undefined ? undefined : `https://app.example.com/#token=${message.token}`
   console.log(kind, message.to, link, message.expiresAt?.toFixed())
 }
@@ -141,6 +141,16 @@ await app.register(async (signUp) => {
     ...options, deliver, passwordReset: true, registration: { fields: { displayName: Type.String({ maxLength: 80 }) } }, verifyTtl: 3600, resetTtl: 900, mailLimit: 3
   })
 }, { prefix: '/signup' })
+// Two factors, with a store of the host's choosing; a route that demands them.
+await app.register(async (twoFactor) => {
+  const mfaStore: MfaStore = new MemoryMfaStore()
+  await twoFactor.register(passwordAuth, { ...options, mfa: { issuer: 'Example' }, mfaTtl: 120, mfaStore })
+  twoFactor.get('/payouts', authenticated({ requireMfa: true, maxAuthAge: 300 }, async (request) => request.account.id))
+  twoFactor.get('/payouts-hook', { onRequest: [authenticate, requireMfa] }, async () => 'ok')
+}, { prefix: '/two-factor' })
+// @ts-expect-error mfa takes true, false or { issuer }
+await app.register(passwordAuth, { ...options, mfa: 'on' })
+
 // @ts-expect-error deliver takes a function
 await app.register(passwordAuth, { ...options, deliver: 'smtp://localhost' })
 
