@@ -253,3 +253,35 @@ t.test('mfa options are checked', async (t) => {
     await t.rejects(async () => { await app.register(passwordAuth, { ...await authOptions(), ...options } as never).ready() }, { message }, JSON.stringify(options))
   }
 })
+
+t.test('the README\'s two-factor block and the guide\'s route work as written', async (t) => {
+  const { readmeBlock, docBlock } = await import('./helpers/docs.js')
+  const { default: Fastify } = await import('fastify')
+  const { default: passwordAuth, authenticated, MemoryAccountStore, hashPassword } = await import('../lib/index.js')
+  const { CHEAP_ARGON2, SECRET } = await import('./helpers/app.js')
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  const accounts = new MemoryAccountStore()
+  const ada = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const block = readmeBlock('mfa-options').replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET')
+  // The block as written; only the PostgreSQL store is swapped for the memory one.
+  // eslint-disable-next-line no-new-func
+  const run = new Function('app', 'passwordAuth', 'accounts', 'PostgresMfaStore', 'pool', 'authenticated', 'process', `return (async () => { ${block} })()`)
+  await run(app, passwordAuth, accounts, function () { return new MemoryMfaStore() }, {}, authenticated, { env: { JWT_SECRET: SECRET } })
+  // eslint-disable-next-line no-new-func
+  new Function('app', 'authenticated', docBlock('example/docs/two-factors.md', 'mfa-route'))(app, authenticated)
+  const login = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })
+  const bearer = { authorization: `Bearer ${login.json().accessToken}` }
+  expectProblem(t, await app.inject({ url: '/payouts', headers: bearer }), 401, 'FST_PWAUTH_MFA_REQUIRED', 'GET /payouts, password only')
+  expectProblem(t, await app.inject({ method: 'POST', url: '/payouts', headers: bearer }), 401, 'FST_PWAUTH_MFA_REQUIRED', 'POST /payouts, password only')
+  const { secret } = (await app.inject({ method: 'POST', url: '/Auth/Mfa/Setup', headers: bearer })).json()
+  const step = currentStep()
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers: bearer, payload: { code: totpCode(secret, step) } })).statusCode, 200)
+  const challenge = (await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })).json().mfaToken
+  const second = await app.inject({ method: 'POST', url: '/Auth/LoginMfa', payload: { mfaToken: challenge, code: totpCode(secret, step + 1) } })
+  const mfaBearer = { authorization: `Bearer ${second.json().accessToken}` }
+  const paid = await app.inject({ url: '/payouts', headers: mfaBearer })
+  t.equal(paid.statusCode, 200)
+  t.equal(paid.body, ada.id, 'the README\'s route answers the account id')
+  t.same((await app.inject({ method: 'POST', url: '/payouts', headers: mfaBearer })).json(), { paidBy: ada.id }, 'and the guide\'s')
+})

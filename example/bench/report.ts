@@ -3,6 +3,7 @@ import type { CeilingResult } from './ceiling.js'
 import type { EnumerationResult } from './enumeration.js'
 import type { LoadResult } from './load.js'
 import type { LockoutResult } from './lockout.js'
+import type { LoginMfaPair } from './login-mfa.js'
 import { total } from './round-trips.js'
 import type { MixedResult } from './scenarios.js'
 import type { Profile } from './settings.js'
@@ -46,6 +47,8 @@ export interface BenchResults {
   mixed?: Record<Profile['name'], MixedResult>
   logout?: { memory?: LogoutPair, redis?: LogoutPair }
   refresh?: { memory?: Rounds & { stores: string }, redis?: Rounds & { stores: string } }
+  /** LoginMfa and Refresh, alternating, on the same connections (example/bench/login-mfa.ts). */
+  loginMfa?: LoginMfaPair[]
   enumeration?: EnumerationResult
   /** ForgotPassword's answers for an unknown e-mail, an active and an inactive account. */
   forgotEnumeration?: EnumerationResult
@@ -72,7 +75,7 @@ export interface BenchResults {
   totalSeconds?: number
 }
 
-export type TargetId = 'login-defaults' | 'login-tuned' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' |
+export type TargetId = 'login-defaults' | 'login-tuned' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' | 'login-mfa' |
   'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'enumeration' | 'forgot-enumeration' | 'forgot-flood' | 'register-enumeration' | 'register-flood' | 'lockout'
 
 /** One fresh process: plugin registration and ready, and memory after a GC. */
@@ -93,6 +96,14 @@ export const OVERLOAD_RSS_LIMIT = 200e6
 const ONE = 1.01
 
 /** The issue's targets, from the measured numbers. */
+/** LoginMfa's rate over Refresh's in one pair. */
+const pairRatio = ({ loginMfa, refresh }: LoginMfaPair): number => loginMfa.okPerSecond / refresh.okPerSecond
+
+/** The median of an odd count (the lower middle of an even one). */
+function medianOf (values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
+}
+
 export function checkTargets (r: BenchResults): Target[] {
   const targets: Target[] = []
   const ratio = (id: TargetId, name: string, value: number, min: number): void => {
@@ -119,6 +130,9 @@ export function checkTargets (r: BenchResults): Target[] {
   }
   if (r.logout?.memory !== undefined) {
     ratio('logout', 'Logout / hand-written logout, memory stores', r.logout.memory.plugin.okPerSecond / r.logout.memory.hand.okPerSecond, 0.9)
+  }
+  if (r.loginMfa !== undefined) {
+    ratio('login-mfa', 'LoginMfa / Refresh, memory stores (median of pairs)', medianOf(r.loginMfa.map(pairRatio)), 0.8)
   }
   if (r.mixed !== undefined) {
     for (const profile of ['defaults', 'tuned'] as const) {
@@ -276,6 +290,14 @@ export function renderTable (r: BenchResults): string {
   }
   for (const refresh of [r.refresh?.memory, r.refresh?.redis]) {
     if (refresh !== undefined) row(`POST /Auth/Refresh, one session per connection, ${refresh.stores}`, refresh)
+  }
+  if (r.loginMfa !== undefined) {
+    const ratios = r.loginMfa.map(pairRatio)
+    const middle = r.loginMfa[ratios.indexOf(medianOf(ratios))]!
+    row(`POST /Auth/Refresh, ${middle.refresh.responses} sessions just started by LoginMfa, memory stores (the median pair)`, middle.refresh)
+    row(`POST /Auth/LoginMfa with recovery codes, ${middle.loginMfa.responses} challenges, memory stores (the median pair)`, middle.loginMfa, {
+      ratio: `${times(medianOf(ratios))} Refresh (${times(Math.min(...ratios))}–${times(Math.max(...ratios))})`, target: 'login-mfa'
+    })
   }
   if (r.floodProbe !== undefined) {
     const { connections, me, flood } = r.floodProbe

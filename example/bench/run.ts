@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register; default all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
+ * startup, forgot, register, mfa; default all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -22,6 +22,7 @@ import { backgroundCpu, cpuJiffies, cpuTimeOf, memoryOf, runChild } from './chil
 import { probeEnumeration } from './enumeration.js'
 import { load, merge, type LoadResult } from './load.js'
 import { lockoutAttack } from './lockout.js'
+import { loginMfaRound } from './login-mfa.js'
 import { connectPostgres, dropSchema } from './postgres.js'
 import { connectRedis, dropKeys } from './redis.js'
 import { checkTargets, renderTable, type BenchResults, type CeilingSummary, type LogoutPair, type RouteSet, type StartupRun } from './report.js'
@@ -38,7 +39,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register'] as const
+const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -224,6 +225,12 @@ async function main (): Promise<void> {
     if (wanted('flood')) {
       log(`GET /me during a ${FLOOD_CONNECTIONS}-connection login flood`)
       results.floodProbe = { connections: FLOOD_CONNECTIONS, ...await meDuringFlood(server, tokens, FLOOD_CONNECTIONS, seconds) }
+    }
+    if (wanted('mfa')) {
+      log('LoginMfa against Refresh, alternating')
+      await loginMfaRound(server, 0) // warm-up, not counted
+      results.loginMfa = []
+      for (let round = 1; round <= ROUNDS; round++) results.loginMfa.push(await loginMfaRound(server, round))
     }
     results.serverStats = await stats(server)
     // Last on this server: every logout spends a session the bench created, and the memory store keeps

@@ -69,6 +69,8 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     passwordReset: true,
     registration: true,
     deliver: () => {},
+    // Two factors on, as the example server has them: LoginMfa is measured (accounts without them log in as before).
+    mfa: true,
     hashing: options.hashConcurrency === undefined ? undefined : { concurrency: options.hashConcurrency }
   })
 

@@ -1,8 +1,9 @@
 import t, { type Test } from 'tap'
-import type { SessionStore } from '../../lib/index.js'
-import { createPostgresSchema, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
-import { RedisSessionStore } from '../../lib/stores/redis/index.js'
+import type { MfaStore, SessionStore } from '../../lib/index.js'
+import { createPostgresSchema, PostgresMfaStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { RedisMfaStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { buildTestApp, SECRET, type LoginTokens } from '../helpers/app.js'
+import { mfaApp, totpCode } from '../helpers/mfa.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 /** Every secret a session has handed out: tokens, their signatures and MACs. */
@@ -69,4 +70,33 @@ t.test('a logged-out token stays dead with the app\'s clock behind Redis\'s (not
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
   t.same([...statuses], [401], 'never 200 during the token\'s life')
+})
+
+/** Turns two factors on through `store` and logs in with a code; nothing the store holds may yield a code. */
+async function checkMfaAtRest (t: Test, store: MfaStore, dump: () => Promise<string>): Promise<void> {
+  const { enable, challenge, loginMfa } = await mfaApp(t, { mfaStore: store })
+  const { secret, recoveryCodes, step } = await enable()
+  t.equal((await loginMfa(await challenge(), totpCode(secret, step + 1))).statusCode, 200)
+  t.equal((await loginMfa(await challenge(), recoveryCodes[0])).statusCode, 200)
+  const stored = await dump()
+  t.ok(stored.length > 100, `the store holds the record (${stored.length} characters)`)
+  t.notOk(stored.includes(secret) || stored.toLowerCase().includes(secret.toLowerCase()), 'no TOTP secret')
+  for (const code of recoveryCodes) t.notOk(stored.includes(code) || stored.includes(code.replaceAll('-', '')), `no recovery code …${code.slice(-4)}`)
+  t.match(stored, /v1\.hs-/, 'the secret is sealed, naming its key')
+}
+
+t.test('PostgreSQL holds no TOTP secret and no recovery code', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'mfa_at_rest')
+  await createPostgresSchema(pool)
+  await checkMfaAtRest(t, new PostgresMfaStore({ pool }), async () => JSON.stringify((await pool.query('SELECT * FROM auth_mfa')).rows))
+})
+
+t.test('Redis holds no TOTP secret and no recovery code', { skip: redisUnavailable }, async (t) => {
+  const client = redisClient(t)
+  const prefix = `test:${process.pid}:${Date.now().toString(36)}:mfa-at-rest:`
+  t.teardown(async () => { await deleteKeys(client, prefix) })
+  await checkMfaAtRest(t, new RedisMfaStore({ client, prefix }), async () => {
+    const keys = await client.keys(`${prefix}*`)
+    return JSON.stringify([keys, await Promise.all(keys.map(async (key) => await client.hgetall(key)))])
+  })
 })
