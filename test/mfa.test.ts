@@ -285,3 +285,27 @@ t.test('the README\'s two-factor block and the guide\'s route work as written', 
   t.equal(paid.body, ada.id, 'the README\'s route answers the account id')
   t.same((await app.inject({ method: 'POST', url: '/payouts', headers: mfaBearer })).json(), { paidBy: ada.id }, 'and the guide\'s')
 })
+
+t.test('cookie mode: Login of an account with two factors sets no cookie; LoginMfa sets the refresh and device cookies', async (t) => {
+  const { enable, app, loginMfa } = await mfaApp(t, { refresh: { cookie: true } })
+  const { recoveryCodes } = await enable()
+  const login = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })
+  t.same(Object.keys(login.json()).sort(), ['mfaExpiresIn', 'mfaRequired', 'mfaToken'])
+  t.equal(login.headers['set-cookie'], undefined, 'no refresh or device cookie before the second factor')
+  const second = await loginMfa(login.json().mfaToken, recoveryCodes[0])
+  t.equal(second.statusCode, 200)
+  const cookies = [second.headers['set-cookie']].flat().join('\n')
+  t.match(cookies, /-refresh=.*HttpOnly/)
+  t.match(cookies, /-device=.*HttpOnly/)
+  t.equal(second.json().refreshToken, undefined, 'the refresh token travels in its cookie')
+})
+
+t.test('Logout with a challenge instead of an access token is refused, and leaves nothing half signed in', async (t) => {
+  const { enable, challenge, post, sessions, ada, loginMfa } = await mfaApp(t)
+  const { recoveryCodes } = await enable()
+  const before = (await sessions.list(ada.id)).length
+  const mfaToken = await challenge()
+  expectProblem(t, await post('/Logout', mfaToken), 401, 'FST_PWAUTH_TOKEN_INVALID')
+  t.equal((await sessions.list(ada.id)).length, before, 'no session came of it')
+  t.equal((await loginMfa(mfaToken, recoveryCodes[0])).statusCode, 200, 'the challenge is still only a challenge')
+})
