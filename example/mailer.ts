@@ -1,5 +1,4 @@
 import { appendFile } from 'node:fs/promises'
-import nodemailer from 'nodemailer'
 import type { PasswordAuthMessage } from '../lib/index.js'
 
 export interface MailerConfig {
@@ -47,11 +46,13 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
  * The example server's `deliver`: AUTH_MAIL_OUTBOX appends each message as a JSON line; SMTP_URL sends it
  * with nodemailer; without either, a development mailer prints it on standard output.
  */
-export function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: MailerConfig): (message: PasswordAuthMessage) => Promise<void> {
+export async function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: MailerConfig): Promise<(message: PasswordAuthMessage) => Promise<void>> {
   if (mailOutbox !== undefined) {
     return async (message) => { await appendFile(mailOutbox, `${JSON.stringify(message)}\n`) }
   }
   if (smtpUrl !== undefined) {
+    // Loaded only when used: a server that sends no mail does not carry nodemailer in its memory.
+    const { default: nodemailer } = await import('nodemailer')
     const transport = nodemailer.createTransport(smtpUrl)
     return async (message) => { await transport.sendMail({ from: mailFrom, to: message.to, ...renderMessage(message, appUrl) }) }
   }

@@ -43,7 +43,7 @@ async function main (): Promise<void> {
       mfa: { issuer: config.mfaIssuer },
       mfaTtl: config.mfaTtl,
       mfaStore: stores.mfa,
-      deliver: createMailer(config),
+      deliver: await createMailer(config),
       passwordReset: true,
       resetTtl: config.resetTtl,
       registration: true,

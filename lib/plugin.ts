@@ -22,9 +22,9 @@
  */
 import { isIP } from 'node:net'
 import fastifyRateLimit from '@fastify/rate-limit'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { createTokenCheck } from './guard/token-check.js'
-import { acceptJsonOnly, BODY_LIMIT, ignoreBody } from './http/body-parsers.js'
+import { acceptJsonOnly, BODY_LIMIT, forgetContentType, ignoreBody } from './http/body-parsers.js'
 import { createPasswordCheck } from './password/credential-check.js'
 import { checkDecoratorNames } from './guard/decorators.js'
 import { asRequestError, invalidOption, requestError } from './errors.js'
@@ -207,13 +207,15 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   await fastify.register(async function passwordAuthRoutes (routes) {
     routes.setValidatorCompiler(validatorCompiler)
     routes.setErrorHandler(answerError)
-    // Callback hooks, not async ones: no promise per request on every route of the plugin.
-    routes.addHook('onRequest', (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() })
+    // Every answer says no-store. One callback hook per context, not an async one and not one more per
+    // concern: each hook costs every request of the context a call.
+    const noStore: onRequestHookHandler = (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() }
 
     await routes.register(async function credentialRoutes (app) {
       acceptJsonOnly(app)
       // With the hashing queue full, shed at once: no body read or parsed, no per-IP count, no throttle.
       app.addHook('onRequest', (_request, reply, done) => {
+        reply.header('cache-control', 'no-store')
         if (hashQueue.shedIfFull()) sendUnavailable(reply)
         else done()
       })
@@ -238,6 +240,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       // Refresh runs no argon2 and has no per-IP limit of its own: it is outside Login's context.
       await routes.register(async function refreshRoutes (app) {
         acceptJsonOnly(app)
+        app.addHook('onRequest', noStore)
         registerRefresh(app, context)
       })
     }
@@ -247,6 +250,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       // No argon2: outside Login's context (and its load shedding), with a per-IP limit of its own.
       await routes.register(async function codeRoutes (app) {
         acceptJsonOnly(app)
+        app.addHook('onRequest', noStore)
         if (config.rateLimit !== false) await app.register(fastifyRateLimit, { ...config.rateLimit, ...rateLimitAnswer })
         registerLoginMfa(app, { ...context, secondFactor })
         registerMfaRoutes(app, { ...context, secondFactor })
@@ -255,6 +259,11 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
     await routes.register(async function sessionRoutes (app) {
       ignoreBody(app)
+      app.addHook('onRequest', (request, reply, done) => {
+        reply.header('cache-control', 'no-store')
+        forgetContentType(request)
+        done()
+      })
       registerLogout(app, context)
       if (config.sessionRoutes) registerSessionRoutes(app, context)
       if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })

@@ -5,13 +5,13 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
-import { startProcess, type StartedProcess } from '../node-process.js'
+import { SERVER_NODE_FLAGS, startProcess, type StartedProcess } from '../node-process.js'
 
 export type Child = StartedProcess
 
-/** Runs `node script` with `env` added to ours; resolves once its output matches `ready`. */
+/** Runs `node <server flags> script` with `env` added to ours; resolves once its output matches `ready`. */
 export async function startChild (script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<StartedProcess> {
-  return await startProcess(process.execPath, [script], { ...process.env, ...env }, ready, timeoutMs)
+  return await startProcess(process.execPath, [...SERVER_NODE_FLAGS, script], { ...process.env, ...env }, ready, timeoutMs)
 }
 
 /** Runs `node script` to completion and resolves with what it printed on stdout. */

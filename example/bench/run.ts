@@ -18,18 +18,19 @@ import { fileURLToPath } from 'node:url'
 import type { Redis } from 'ioredis'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
 import type { CeilingResult } from './ceiling.js'
-import { backgroundCpu, cpuJiffies, cpuTimeOf, memoryOf, runChild } from './child.js'
+import { backgroundCpu, cpuJiffies, runChild } from './child.js'
 import { probeEnumeration } from './enumeration.js'
 import { load, merge, type LoadResult } from './load.js'
 import { lockoutAttack } from './lockout.js'
 import { loginMfaRound } from './login-mfa.js'
+import { overload, startExampleServer } from './overload.js'
 import { connectPostgres, dropSchema } from './postgres.js'
 import { connectRedis, dropKeys } from './redis.js'
 import { checkTargets, renderTable, type BenchResults, type CeilingSummary, type LogoutPair, type RouteSet, type StartupRun } from './report.js'
 import { RoundTripCounter } from './round-trips.js'
 import {
   ceiling, expectOk, interleavedRounds, log, LOGIN_CONNECTIONS, loginLoad, loginSessions, logoutRounds, median, meDuringFlood, mixed,
-  MIXED_RATE, refresh, ROUTE_CONNECTIONS, startServer, type Server
+  MIXED_RATE, reauthenticateLoad, refresh, registerLoad, ROUTE_CONNECTIONS, startServer, type Server
 } from './scenarios.js'
 import { ACTIVE_ACCOUNTS, BENCH_PASSWORD, profiles } from './settings.js'
 
@@ -73,22 +74,25 @@ async function routeSet (server: Server, tokens: string[], counter: RoundTripCou
   return { stores, open: median(rounds['/open']!), plain: median(rounds['/plain']!), me: median(rounds['/me']!), rounds }
 }
 
+/** Logout against the hand-written one and, when wanted, Refresh (no argon2 either) against Logout: A B C, A B C … */
 async function logoutPair (server: Server, counter: RoundTripCounter): Promise<LogoutPair> {
   const { stores } = await stats(server)
-  log(`logout (${stores})`)
-  const rounds = await logoutRounds(server, ROUNDS, seconds, counter)
-  return { stores, plugin: median(rounds.plugin), hand: median(rounds.hand), rounds }
-}
-
-async function refreshRounds (server: Server, counter: RoundTripCounter): Promise<LoadResult & { rounds: LoadResult[], stores: string }> {
-  const { stores } = await stats(server)
-  log(`refresh (${stores})`)
-  // Sessions of their own (accounts 300 …), so the GET routes' tokens stay valid.
-  const refreshTokens = (await loginSessions(server, ROUTE_CONNECTIONS, 300)).map(({ refreshToken }) => refreshToken)
-  await refresh(server, refreshTokens, 1)
-  const rounds: LoadResult[] = []
-  for (let round = 1; round <= ROUNDS; round++) rounds.push(await refresh(server, refreshTokens, seconds, round, counter))
-  return { ...median(rounds), rounds, stores }
+  log(`logout${wanted('refresh') ? ' and refresh' : ''} (${stores})`)
+  let alongside: ((round: number) => Promise<LoadResult>) | undefined
+  if (wanted('refresh')) {
+    // Sessions of their own (accounts 300 …), so the GET routes' tokens stay valid.
+    const refreshTokens = (await loginSessions(server, ROUTE_CONNECTIONS, 300)).map(({ refreshToken }) => refreshToken)
+    await refresh(server, refreshTokens, 1)
+    alongside = async (round) => await refresh(server, refreshTokens, seconds, round, counter)
+  }
+  const rounds = await logoutRounds(server, ROUNDS, seconds, counter, alongside)
+  return {
+    stores,
+    plugin: median(rounds.plugin),
+    hand: median(rounds.hand),
+    ...rounds.alongside.length === 0 ? {} : { refresh: median(rounds.alongside) },
+    rounds: { plugin: rounds.plugin, hand: rounds.hand, ...rounds.alongside.length === 0 ? {} : { refresh: rounds.alongside } }
+  }
 }
 
 /** The server with sessions in Redis (and accounts in `accounts`): its GET routes, Logout and Refresh. */
@@ -108,10 +112,7 @@ async function redisServer (results: BenchResults, redis: Redis, accounts: 'memo
   try {
     const tokens = (await loginSessions(server, ROUTE_CONNECTIONS)).map(({ accessToken }) => accessToken)
     results.routes = { ...results.routes, [accounts === 'memory' ? 'redis' : 'postgres']: await routeSet(server, tokens, counter) }
-    if (accounts === 'memory') {
-      if (wanted('refresh')) results.refresh = { ...results.refresh, redis: await refreshRounds(server, counter) }
-      if (wanted('logout')) results.logout = { ...results.logout, redis: await logoutPair(server, counter) }
-    }
+    if (accounts === 'memory' && (wanted('logout') || wanted('refresh'))) results.logout = { ...results.logout, redis: await logoutPair(server, counter) }
   } finally {
     await server.stop()
     log(`dropped this run's ${await dropKeys(redis, prefix)} Redis keys`)
@@ -164,26 +165,37 @@ async function main (): Promise<void> {
       // 1. The argon2 ceiling, each profile's Login and the hand-written login, alternating in rounds, so
       //    that drift and other processes hit them alike. The profiles share their pool and concurrency, so
       //    one ceiling serves both.
+      //    Register (one argon2 hash) and Reauthenticate (Login's check, behind the guard) take part in
+      //    every round too.
       log('login warm-up')
-      for (const [target, path] of [[server, '/Auth/Login'], [tunedServer, '/Auth/Login'], [server, '/hand/login']] as const) {
-        await load(loginLoad(target, LOGIN_CONNECTIONS, 1.5, path))
+      // Sessions of accounts 600 … for Reauthenticate: their own e-mails, so no throttle answers.
+      const reauthTokens = (await loginSessions(server, LOGIN_CONNECTIONS, 600)).map(({ accessToken }) => accessToken)
+      for (const options of [loginLoad(server, LOGIN_CONNECTIONS, 1.5), loginLoad(tunedServer, LOGIN_CONNECTIONS, 1.5),
+        loginLoad(server, LOGIN_CONNECTIONS, 1.5, '/hand/login'), registerLoad(server, LOGIN_CONNECTIONS, 1.5), reauthenticateLoad(server, reauthTokens, 1.5)]) {
+        await load(options)
       }
       await sampleBackground()
-      const rounds = { ceiling: [] as CeilingResult[], defaults: [] as LoadResult[], tuned: [] as LoadResult[], hand: [] as LoadResult[] }
+      const rounds = {
+        ceiling: [] as CeilingResult[], defaults: [] as LoadResult[], tuned: [] as LoadResult[], hand: [] as LoadResult[], register: [] as LoadResult[], reauthenticate: [] as LoadResult[]
+      }
       for (let round = 1; round <= ROUNDS; round++) {
         rounds.ceiling.push(await ceiling(defaults, seconds))
         rounds.defaults.push(await load(loginLoad(server, LOGIN_CONNECTIONS, seconds)))
         rounds.tuned.push(await load(loginLoad(tunedServer, LOGIN_CONNECTIONS, seconds)))
         rounds.hand.push(await load(loginLoad(server, LOGIN_CONNECTIONS, seconds, '/hand/login')))
+        rounds.register.push(await load(registerLoad(server, LOGIN_CONNECTIONS, seconds)))
+        rounds.reauthenticate.push(await load(reauthenticateLoad(server, reauthTokens, seconds)))
         const rate = (list: Array<{ perSecond?: number, okPerSecond?: number }>): string => (list.at(-1)!.okPerSecond ?? list.at(-1)!.perSecond!).toFixed(1)
         log(`round ${round}: ceiling ${rate(rounds.ceiling)}/s, login ${rate(rounds.defaults)}/s, tuned login ${rate(rounds.tuned)}/s, ` +
-          `hand-written login ${rate(rounds.hand)}/s`)
+          `hand-written login ${rate(rounds.hand)}/s, register ${rate(rounds.register)}/s, reauthenticate ${rate(rounds.reauthenticate)}/s`)
       }
       results.ceiling = ceilingSummary(rounds.ceiling)
       results.login = {
         defaults: { ...merge(rounds.defaults), rounds: rounds.defaults },
         tuned: { ...merge(rounds.tuned), rounds: rounds.tuned },
-        hand: { ...merge(rounds.hand), rounds: rounds.hand }
+        hand: { ...merge(rounds.hand), rounds: rounds.hand },
+        register: { ...merge(rounds.register), rounds: rounds.register },
+        reauthenticate: { ...merge(rounds.reauthenticate), rounds: rounds.reauthenticate }
       }
     }
 
@@ -198,7 +210,6 @@ async function main (): Promise<void> {
       const mixedTuned = await mixed(tunedServer, (await loginSessions(tunedServer, 8)).map(({ accessToken }) => accessToken), MIXED_ROUNDS, MIXED_SECONDS)
       results.mixed = { defaults: mixedDefaults, tuned: mixedTuned }
     }
-    if (wanted('refresh')) results.refresh = { memory: await refreshRounds(server, counter) }
     if (wanted('enumeration')) {
       log('enumeration')
       results.enumeration = await probeEnumeration(server.url, { workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
@@ -235,7 +246,7 @@ async function main (): Promise<void> {
     results.serverStats = await stats(server)
     // Last on this server: every logout spends a session the bench created, and the memory store keeps
     // them (as tombstones) in the heap every later row would carry.
-    if (wanted('logout')) results.logout = { memory: await logoutPair(server, counter) }
+    if (wanted('logout') || wanted('refresh')) results.logout = { memory: await logoutPair(server, counter) }
   } finally {
     await Promise.all([server.stop(), tunedServer.stop()])
   }
@@ -269,22 +280,21 @@ async function main (): Promise<void> {
     }
   }
 
-  // 10. Overload: a fresh server, so its peak RSS is this scenario's.
+  // 10. Overload: fresh processes, so each peak RSS is this scenario's: the bench server, then the
+  //     example server as `npm start` runs it.
   if (wanted('overload')) {
     const overloaded = await startServer(defaults, {}, 'overload')
     try {
-      const idle = memoryOf(overloaded.pid)
-      log(`overload: ${OVERLOAD_CONNECTIONS} concurrent logins`)
-      const result = await load(loginLoad(overloaded, OVERLOAD_CONNECTIONS, seconds * 1.5))
-      results.overload = {
-        ...result,
-        idleRss: idle.rss,
-        peakRss: memoryOf(overloaded.pid).peakRss,
-        serverCpuMs: cpuTimeOf(overloaded.pid),
-        stats: await stats(overloaded)
-      }
+      const result = await overload(overloaded, OVERLOAD_CONNECTIONS, seconds * 1.5, async () => (await stats(overloaded)).peakRss as number | undefined)
+      results.overload = { ...result, stats: await stats(overloaded) }
     } finally {
       await overloaded.stop()
+    }
+    const example = await startExampleServer(runId)
+    try {
+      results.overloadExample = await overload(example, OVERLOAD_CONNECTIONS, seconds * 1.5)
+    } finally {
+      await example.stop()
     }
   }
 

@@ -75,6 +75,42 @@ export function loginLoad (server: Server, connections: number, durationSeconds:
   }
 }
 
+/**
+ * Register at full speed: every request hashes a password (new addresses, or pending ones again), as
+ * Login verifies one. Connection k registers addresses k, k + n, … of its own.
+ */
+export function registerLoad (server: Server, connections: number, durationSeconds: number): LoadOptions {
+  return {
+    url: server.url,
+    path: '/Auth/Register',
+    method: 'POST',
+    connections,
+    durationSeconds,
+    headers: { 'content-type': 'application/json' },
+    connectionRequests: (connection) => Array.from({ length: 100 }, (_, i) => ({
+      body: JSON.stringify({ email: `new${connection}-${i}@bench.test`, password: BENCH_PASSWORD, confirmPassword: BENCH_PASSWORD })
+    })),
+    serverPid: server.pid,
+    keepSamples: true
+  }
+}
+
+/** Reauthenticate at full speed: connection k proves the password of the session `tokens[k]` belongs to. */
+export function reauthenticateLoad (server: Server, tokens: string[], durationSeconds: number): LoadOptions {
+  return {
+    url: server.url,
+    path: '/Auth/Reauthenticate',
+    method: 'POST',
+    connections: tokens.length,
+    durationSeconds,
+    headers: { 'content-type': 'application/json' },
+    connectionHeaders: (connection) => ({ authorization: `Bearer ${tokens[connection]!}` }),
+    connectionRequests: () => [{ body: JSON.stringify({ password: BENCH_PASSWORD }) }],
+    serverPid: server.pid,
+    keepSamples: true
+  }
+}
+
 /** Real tokens from real logins (accounts 100 …): access tokens for the GET routes, refresh tokens for Refresh. */
 export async function loginSessions (server: Server, count: number, firstAccount = 100): Promise<Array<{ accessToken: string, refreshToken: string }>> {
   const sessions: Array<{ accessToken: string, refreshToken: string }> = []
@@ -232,16 +268,18 @@ export async function logout (server: Server, path: '/Auth/Logout' | '/hand/logo
 }
 
 /**
- * Plugin Logout and the hand-written one, interleaved over `rounds`. A warm-up of each tells how many
- * tokens a run of about `seconds` spends.
+ * Plugin Logout and the hand-written one, interleaved over `rounds`, with `alongside` (Refresh) as a third
+ * run of each round. A warm-up of each tells how many tokens a run of about `seconds` spends.
  */
-export async function logoutRounds (server: Server, rounds: number, seconds: number, counter?: RoundTripCounter): Promise<{ plugin: LoadResult[], hand: LoadResult[] }> {
+export async function logoutRounds (server: Server, rounds: number, seconds: number, counter?: RoundTripCounter,
+  alongside?: (round: number) => Promise<LoadResult>): Promise<{ plugin: LoadResult[], hand: LoadResult[], alongside: LoadResult[] }> {
   const pluginRate = (await logout(server, '/Auth/Logout', 20_000, 1)).perSecond
   const handRate = (await logout(server, '/hand/logout', 20_000, 1)).perSecond
-  const results = { plugin: [] as LoadResult[], hand: [] as LoadResult[] }
+  const results = { plugin: [] as LoadResult[], hand: [] as LoadResult[], alongside: [] as LoadResult[] }
   for (let round = 1; round <= rounds; round++) {
     results.plugin.push(await logout(server, '/Auth/Logout', pluginRate, seconds, round, counter))
     results.hand.push(await logout(server, '/hand/logout', handRate, seconds, round, counter))
+    if (alongside !== undefined) results.alongside.push(await alongside(round))
   }
   return results
 }

@@ -1,16 +1,18 @@
 import type { ServerConfig } from '../config.js'
 import { memoryStores } from './memory.js'
-import { postgresStores } from './postgres.js'
-import { redisStores } from './redis.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
 export type { ServerStores } from './types.js'
 
-/** Memory by default; PostgreSQL for accounts with DATABASE_URL; Redis for the shared state with REDIS_URL. */
+/**
+ * Memory by default; PostgreSQL for accounts with DATABASE_URL; Redis for the shared state with REDIS_URL.
+ * A client library is loaded only when its service is configured: unused, pg and ioredis would still take
+ * about 10 MB of the server's memory.
+ */
 export async function createStores ({ databaseUrl, redisUrl }: Pick<ServerConfig, 'databaseUrl' | 'redisUrl'>, logError: StoreLogger): Promise<ServerStores> {
-  const base = databaseUrl === undefined ? memoryStores() : await postgresStores(databaseUrl, logError)
+  const base = databaseUrl === undefined ? memoryStores() : await (await import('./postgres.js')).postgresStores(databaseUrl, logError)
   if (redisUrl === undefined) return base
-  const redis = await redisStores(redisUrl, logError)
+  const redis = await (await import('./redis.js')).redisStores(redisUrl, logError)
   return {
     ...base,
     sessions: redis.sessions,

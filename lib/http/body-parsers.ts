@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../errors.js'
 
 export const BODY_LIMIT = 16 * 1024
@@ -12,6 +12,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 const UTF8_ONLY = /^[^;]*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i
 
 /** Whether a Content-Type has no parameter, or only charset=utf-8: any other parameter or charset is a 415. */
+/** Drops the request's Content-Type, when there is one (deleting a missing key would cost a slow dictionary). */
+export function forgetContentType (request: FastifyRequest): void {
+  if (request.headers['content-type'] !== undefined) delete request.headers['content-type']
+}
+
 export function declaresOnlyUtf8 (contentType: string): boolean {
   return UTF8_ONLY.test(contentType)
 }
@@ -40,11 +45,11 @@ export function acceptJsonOnly (app: FastifyInstance): void {
 }
 
 /**
- * Reads (up to the body limit) and discards any body, whatever its media type. The header goes first,
- * because Fastify answers a malformed Content-Type with 415 before any parser runs.
+ * Reads (up to the body limit) and discards any body, whatever its media type. The Content-Type header
+ * goes first (in an onRequest hook, with forgetContentType), because Fastify answers a malformed one with
+ * 415 before any parser runs.
  */
 export function ignoreBody (app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => { delete request.headers['content-type']; done() })
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, _body, done) => { done(null, undefined) })
 }

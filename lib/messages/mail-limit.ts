@@ -27,9 +27,9 @@ export class MailLimit {
   async take (request: FastifyRequest, email: string): Promise<boolean> {
     const key = `mail.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}.${Math.floor(Date.now() / HOUR_MS)}`
     const ticket = randomUUID()
-    const reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#store.reserve(key, ticket, this.#policy))
+    const reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#store.reserve(key, ticket, this.#policy))
     if (!reservation.granted) return false
-    await this.#storeCall(request.log, 'attempts.settle', async () => await this.#store.settle(key, ticket, 'failure', this.#policy))
+    await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, ticket, 'failure', this.#policy))
     return true
   }
 }

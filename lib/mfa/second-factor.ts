@@ -71,7 +71,7 @@ export class SecondFactor {
   async setup (request: FastifyRequest, account: PasswordAuthAccount): Promise<{ secret: string, otpauthUrl: string } | null> {
     const secret = newTotpSecret()
     const sealed = this.#box.seal(account.id, secret)
-    const begun = await this.#storeCall(request.log, 'mfa.begin', async () => await this.#store.begin(account.id, sealed))
+    const begun = await this.#storeCall(request.log, 'mfa.begin', () => this.#store.begin(account.id, sealed))
     return begun ? { secret, otpauthUrl: otpauthUrl(this.#issuer, account.email, secret) } : null
   }
 
@@ -87,7 +87,7 @@ export class SecondFactor {
       const step = secret === null || !TOTP_CODE.test(code) ? null : totpStep(secret, code, 0)
       if (step === null) return 'rejected'
       const { codes, hashes } = this.#recoveryCodes.generate(accountId)
-      const enabled = await this.#storeCall(request.log, 'mfa.enable', async () => await this.#store.enable(accountId, record.secret, step, hashes))
+      const enabled = await this.#storeCall(request.log, 'mfa.enable', () => this.#store.enable(accountId, record.secret, step, hashes))
       return enabled ? codes : 'no_setup'
     })
   }
@@ -104,12 +104,12 @@ export class SecondFactor {
       if (TOTP_CODE.test(typed)) {
         const secret = this.#box.open(accountId, record.secret)
         const step = secret === null ? null : totpStep(secret, typed, record.lastStep)
-        const accepted = step !== null && await this.#storeCall(request.log, 'mfa.acceptStep', async () => await this.#store.acceptStep(accountId, step))
+        const accepted = step !== null && await this.#storeCall(request.log, 'mfa.acceptStep', () => this.#store.acceptStep(accountId, step))
         return accepted ? 'accepted' : 'rejected'
       }
       const hashes = recovery ? this.#recoveryCodes.candidates(accountId, typed) : []
       if (hashes.length === 0) return 'rejected'
-      const used = await this.#storeCall(request.log, 'mfa.useRecoveryCode', async () => await this.#store.useRecoveryCode(accountId, hashes))
+      const used = await this.#storeCall(request.log, 'mfa.useRecoveryCode', () => this.#store.useRecoveryCode(accountId, hashes))
       return used ? 'accepted' : 'rejected'
     })
   }
@@ -120,31 +120,31 @@ export class SecondFactor {
    */
   async checkForToken (request: FastifyRequest, tokenKey: string, accountId: string, code: string): Promise<CodeCheck | 'spent'> {
     const ticket = randomUUID()
-    const reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#attempts.reserve(tokenKey, ticket, TOKEN_POLICY))
+    const reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#attempts.reserve(tokenKey, ticket, TOKEN_POLICY))
     // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
     if (!reservation.granted) return 'rejected'
     let result: CodeCheck
     try {
       result = await this.check(request, accountId, code, { recovery: true })
     } catch (err) {
-      await this.#storeCall(request.log, 'attempts.settle', async () => await this.#attempts.settle(tokenKey, ticket, 'cancel', TOKEN_POLICY)).catch(() => {})
+      await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(tokenKey, ticket, 'cancel', TOKEN_POLICY)).catch(() => {})
       throw err
     }
     const outcome = result === 'rejected' ? 'failure' : result === 'accepted' ? 'success' : 'cancel'
-    const blockMs = await this.#storeCall(request.log, 'attempts.settle', async () => await this.#attempts.settle(tokenKey, ticket, outcome, TOKEN_POLICY))
+    const blockMs = await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(tokenKey, ticket, outcome, TOKEN_POLICY))
     return result === 'rejected' && typeof blockMs === 'number' && blockMs > 0 ? 'spent' : result
   }
 
   /** Ten new recovery codes replacing the old ones; null if two factors are off. */
   async replaceRecoveryCodes (request: FastifyRequest, accountId: string): Promise<string[] | null> {
     const { codes, hashes } = this.#recoveryCodes.generate(accountId)
-    const replaced = await this.#storeCall(request.log, 'mfa.replaceRecoveryCodes', async () => await this.#store.replaceRecoveryCodes(accountId, hashes))
+    const replaced = await this.#storeCall(request.log, 'mfa.replaceRecoveryCodes', () => this.#store.replaceRecoveryCodes(accountId, hashes))
     return replaced ? codes : null
   }
 
   /** Turns two factors off; false if they were not on. */
   async disable (request: FastifyRequest, accountId: string): Promise<boolean> {
-    return await this.#storeCall(request.log, 'mfa.disable', async () => await this.#store.disable(accountId))
+    return await this.#storeCall(request.log, 'mfa.disable', () => this.#store.disable(accountId))
   }
 
   /**
@@ -160,7 +160,7 @@ export class SecondFactor {
     }
     let reservation
     try {
-      reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#attempts.reserve(key, ticket, this.#policy))
+      reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#attempts.reserve(key, ticket, this.#policy))
     } catch (err) {
       settle('cancel').catch(() => {})
       throw err
@@ -178,6 +178,6 @@ export class SecondFactor {
   }
 
   async #get (request: FastifyRequest, accountId: string) {
-    return await this.#storeCall(request.log, 'mfa.get', async () => await this.#store.get(accountId))
+    return await this.#storeCall(request.log, 'mfa.get', () => this.#store.get(accountId))
   }
 }

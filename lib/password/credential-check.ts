@@ -37,7 +37,7 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
 
     let result: PasswordCheckResult
     try {
-      const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
+      const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
       if (account !== null && account.active) {
         const check = await hasher.check(account.passwordHash, password, attempt.startBy)
         // A hash in no known format costs one argon2 verification too, like every other failure.

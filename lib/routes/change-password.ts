@@ -45,7 +45,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
 
     const { account } = result
     const newHash = await hasher.hash(newPassword)
-    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
       id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
     }))
     if (!replaced) {

@@ -25,7 +25,7 @@ export function registerForgotPassword (app: FastifyInstance, { accounts, storeC
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
+    const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
     outbox.afterResponse(reply, async () => {
       if (account === null || !account.active) {
         emit(request, { type: 'password.reset_requested', email, accountId: account?.id, outcome: account === null ? 'unknown_account' : 'inactive_account' })

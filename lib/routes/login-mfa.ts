@@ -39,7 +39,7 @@ export function registerLoginMfa (app: FastifyInstance, context: RouteContext & 
     const { mfaToken, code } = request.body
     const challenge = await tokens.find(request, mfaToken, PURPOSE)
     if (challenge === null) throw invalid(request)
-    const account = await storeCall(request.log, 'accounts.findById', async () => await accounts.findById(challenge.accountId))
+    const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
 

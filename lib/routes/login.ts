@@ -22,7 +22,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   async function upgradeHash (request: FastifyRequest, account: StoredAccount, password: string, from: string): Promise<void> {
     try {
       const newHash = await hasher.hash(password)
-      const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+      const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
         id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: false
       }))
       if (replaced) emit(request, { type: 'password.rehashed', accountId: account.id, email: account.email, from })

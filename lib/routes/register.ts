@@ -36,7 +36,7 @@ export function registerRegister (app: FastifyInstance, context: RouteContext): 
 
     // Every branch hashes once: a taken address answers in the time a new one does.
     const passwordHash = await hasher.hash(body.password)
-    const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(email))
+    const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
     outbox.afterResponse(reply, async () => {
       if (account !== null && !account.active) {
         emit(request, { type: 'account.registration_requested', email, accountId: account.id, outcome: 'inactive_account' })

@@ -35,7 +35,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
   /** The account a live token still stands for: same id, e-mail and credential version, and active. */
   async function accountOf (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {
     if (token === null) return null
-    const account = await storeCall(request.log, 'accounts.findByEmail', async () => await accounts.findByEmail(token.email))
+    const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(token.email))
     const current = account !== null && account.active && account.id === token.accountId && account.credentialVersion === token.credentialVersion
     return current ? account : null
   }
@@ -70,7 +70,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
 
     const newHash = await hasher.hash(newPassword)
     if (await tokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
-    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', async () => await accounts.updatePasswordHash({
+    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
       id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
     }))
     if (!replaced) {

@@ -34,7 +34,7 @@ interface Parts {
 export function createSessionApi ({ sessionService, accounts, storeCall, cookie }: Parts): SessionApi {
   return {
     start: async (accountId, { request, reply }) => {
-      const account = await storeCall(request.log, 'accounts.findById', async () => await accounts.findById(accountId))
+      const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(accountId))
       if (account === null || !account.active) return null
       return tokenBody(reply, (await sessionService.start(request, account)).tokens, cookie)
     },

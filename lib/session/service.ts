@@ -72,7 +72,7 @@ export class SessionService {
     const sessionId = randomBytes(16).toString('base64url')
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
-    const times = await this.#storeCall(request.log, 'sessions.create', async () => await this.#store.create({
+    const times = await this.#storeCall(request.log, 'sessions.create', () => this.#store.create({
       id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
@@ -85,11 +85,11 @@ export class SessionService {
     try {
       if (fields === null) throw new RefreshFailure('invalid')
       const { sessionId, generation, createdAt } = fields
-      const state = await this.#storeCall(request.log, 'sessions.get', async () => await this.#store.get(sessionId))
+      const state = await this.#storeCall(request.log, 'sessions.get', () => this.#store.get(sessionId))
       let account: PasswordAuthAccount | null = null
       if (state !== null) {
         // The account is checked before rotating: a store failure here leaves the refresh token as it was.
-        account = await this.#storeCall(request.log, 'accounts.findById', async () => await this.#accounts.findById(state.accountId))
+        account = await this.#storeCall(request.log, 'accounts.findById', () => this.#accounts.findById(state.accountId))
         const problem = accountProblem(account, state.credentialVersion)
         if (problem !== undefined) {
           await this.end(request, sessionId, problem === 'credentials_changed' ? 'credentials_changed' : 'account_inactive')
@@ -117,7 +117,7 @@ export class SessionService {
 
   /** Ends a live session; resolves its account id if this call ended it. Logout reports itself; other ends emit `session.ended`. */
   async end (request: FastifyRequest | undefined, sessionId: string, reason: SessionEndReason): Promise<string | null> {
-    const accountId = await this.#storeCall(request?.log ?? this.#log, 'sessions.end', async () => await this.#store.end(sessionId, reason))
+    const accountId = await this.#storeCall(request?.log ?? this.#log, 'sessions.end', () => this.#store.end(sessionId, reason))
     if (accountId !== null && reason !== 'logout') this.#emit(request, { type: 'session.ended', accountId, sessionId, reason })
     return accountId
   }
@@ -136,18 +136,18 @@ export class SessionService {
 
   /** Records a fresh password proof (and, `mfa`, a second factor) on the session; false if it is no longer live. */
   async reauthenticate (request: FastifyRequest, sessionId: string, mfa = false): Promise<boolean> {
-    return await this.#storeCall(request.log, 'sessions.reauthenticate', async () => await this.#store.reauthenticate(sessionId, mfa)) !== null
+    return await this.#storeCall(request.log, 'sessions.reauthenticate', () => this.#store.reauthenticate(sessionId, mfa)) !== null
   }
 
   /** The account a live session belongs to, or null. */
   async ownerOf (request: FastifyRequest | undefined, sessionId: string): Promise<string | null> {
-    const state = await this.#storeCall(request?.log ?? this.#log, 'sessions.get', async () => await this.#store.get(sessionId))
+    const state = await this.#storeCall(request?.log ?? this.#log, 'sessions.get', () => this.#store.get(sessionId))
     return state?.accountId ?? null
   }
 
   /** Ends every session of an account; resolves how many were live. */
   async endAll (request: FastifyRequest | undefined, accountId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
-    const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.endAll', async () => await this.#store.endAll(accountId, reason))
+    const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.endAll', () => this.#store.endAll(accountId, reason))
     for (const sessionId of ended) this.#emit(request, { type: 'session.ended', accountId, sessionId, reason })
     return ended.length
   }
@@ -162,7 +162,7 @@ export class SessionService {
   }
 
   async list (request: FastifyRequest | undefined, accountId: string): Promise<SessionInfo[]> {
-    return await this.#storeCall(request?.log ?? this.#log, 'sessions.list', async () => await this.#store.list(accountId))
+    return await this.#storeCall(request?.log ?? this.#log, 'sessions.list', () => this.#store.list(accountId))
   }
 
   /** A store that forgot the session can still say whether its absolute limit had passed. */

@@ -62,14 +62,14 @@ export class AttemptThrottle {
     const key = deviceId === null ? this.#emailKey(email) : `device.${deviceId}`
     const ticket = randomUUID()
     const settle = async (outcome: AttemptOutcome): Promise<number> => {
-      const blockMs = await this.#storeCall(request.log, 'attempts.settle', async () => await this.#store.settle(key, ticket, outcome, this.policy))
+      const blockMs = await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, ticket, outcome, this.policy))
       // A store written before settle told the block resolves nothing: no block is reported then.
       return typeof blockMs === 'number' ? blockMs : 0
     }
     let reservation
     const reservedAt = performance.now()
     try {
-      reservation = await this.#storeCall(request.log, 'attempts.reserve', async () => await this.#store.reserve(key, ticket, this.policy))
+      reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#store.reserve(key, ticket, this.policy))
     } catch (err) {
       // The store may still run the reserve after we gave up (a frozen Redis runs its queue when it
       // wakes): cancel the ticket, so a late reservation holds no slot. Not awaited: the 503 goes now.
@@ -82,7 +82,7 @@ export class AttemptThrottle {
 
   /** Forgets the e-mail's failures and lifts its block, as a successful login does (after a password reset). */
   async reset (request: FastifyRequest, email: string): Promise<void> {
-    await this.#storeCall(request.log, 'attempts.settle', async () => await this.#store.settle(this.#emailKey(email), randomUUID(), 'success', this.policy))
+    await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(this.#emailKey(email), randomUUID(), 'success', this.policy))
   }
 
   #emailKey (email: string): string {

@@ -51,13 +51,13 @@ export class OneTimeTokens {
   /** What a live token of `purpose` stands for; null for anything else. Changes nothing. */
   async find (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null
-    return await this.#storeCall(request.log, 'oneTimeTokens.find', async () => await this.#store.find(token.slice(0, 22), this.#hash(token), purpose))
+    return await this.#storeCall(request.log, 'oneTimeTokens.find', () => this.#store.find(token.slice(0, 22), this.#hash(token), purpose))
   }
 
   /** Uses the token up: resolves what it stood for to exactly one of concurrent callers. */
   async consume (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null
-    return await this.#storeCall(request.log, 'oneTimeTokens.consume', async () => await this.#store.consume(token.slice(0, 22), this.#hash(token), purpose))
+    return await this.#storeCall(request.log, 'oneTimeTokens.consume', () => this.#store.consume(token.slice(0, 22), this.#hash(token), purpose))
   }
 
   /** A new token in `slot` (22 characters) standing for `record`; the store gets only its HMAC. */

@@ -1,0 +1,60 @@
+import { writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { hashPassword } from '../../lib/index.js'
+import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
+import { cpuTimeOf, memoryOf, startChild } from './child.js'
+import { load, type LoadResult } from './load.js'
+import { log, loginLoad, type Server } from './scenarios.js'
+import { ACTIVE_ACCOUNTS, activeEmail, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
+
+const EXAMPLE_SERVER = fileURLToPath(new URL('../server.js', import.meta.url))
+
+/** A login flood on a fresh server process, with its memory read from outside (and, for the bench server, inside). */
+export type OverloadResult = LoadResult & {
+  /** VmRSS before the flood, VmHWM after it (the kernel's own peak), and the highest VmRSS sampled every 100 ms. */
+  idleRss?: number
+  peakRss?: number
+  sampledPeakRss?: number
+  /** process.memoryUsage.rss() sampled every 100 ms by the server itself. */
+  insidePeakRss?: number
+  serverCpuMs?: number
+  stats?: unknown
+}
+
+/** Floods `server` with `connections` concurrent logins over the bench accounts. */
+export async function overload (server: Server, connections: number, seconds: number, inside?: () => Promise<number | undefined>): Promise<OverloadResult> {
+  const idle = memoryOf(server.pid)
+  let sampledPeakRss = idle.rss ?? 0
+  const sampler = setInterval(() => { sampledPeakRss = Math.max(sampledPeakRss, memoryOf(server.pid).rss ?? 0) }, 100)
+  log(`overload (${server.name}): ${connections} concurrent logins`)
+  try {
+    const result = await load(loginLoad(server, connections, seconds))
+    return {
+      ...result,
+      idleRss: idle.rss,
+      peakRss: memoryOf(server.pid).peakRss,
+      sampledPeakRss,
+      insidePeakRss: await inside?.(),
+      serverCpuMs: cpuTimeOf(server.pid)
+    }
+  } finally {
+    clearInterval(sampler)
+  }
+}
+
+/**
+ * The example server as `npm start` runs it (Node's flags included), with the bench's accounts from an
+ * AUTH_ACCOUNTS_FILE and the per-IP limit off: its whole demo (API docs, the browser app's second
+ * registration, audit logging) comes with it.
+ */
+export async function startExampleServer (runId: string): Promise<Server> {
+  const passwordHash = await hashPassword(BENCH_PASSWORD, DEFAULT_ARGON2)
+  const file = join(tmpdir(), `fpa-bench-accounts-${runId}.json`)
+  await writeFile(file, JSON.stringify(Array.from({ length: ACTIVE_ACCOUNTS }, (_, i) => ({ email: activeEmail(i), passwordHash }))))
+  const child = await startChild(EXAMPLE_SERVER, {
+    PORT: '0', HOST: '127.0.0.1', JWT_SECRET: BENCH_SECRET, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', LOG_LEVEL: 'warn', UV_THREADPOOL_SIZE: '4'
+  }, /listening on (http:\/\/\S+)/)
+  return { ...child, name: 'example', url: child.match[1]!, pid: child.process.pid! }
+}
