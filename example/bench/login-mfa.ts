@@ -14,14 +14,18 @@ export interface LoginMfaPair {
   refresh: LoadResult
 }
 
+/** One preparing request; a 503 (the hashing queue of an earlier section's flood still draining) is retried. */
 async function postJson (server: Server, path: string, body: object, token?: string): Promise<Record<string, any>> {
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...token === undefined ? {} : { authorization: `Bearer ${token}` } },
-    body: JSON.stringify(body)
-  })
-  if (!response.ok) throw new Error(`${path} failed: ${response.status} ${await response.text()}`)
-  return await response.json() as Record<string, any>
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...token === undefined ? {} : { authorization: `Bearer ${token}` } },
+      body: JSON.stringify(body)
+    })
+    if (response.ok) return await response.json() as Record<string, any>
+    if (response.status !== 503 || attempt === 40) throw new Error(`${path} failed: ${response.status} ${await response.text()}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
 }
 
 /** Runs `job` over `items`, four at a time (argon2 bound: the logins). */

@@ -80,10 +80,13 @@ async function logoutPair (server: Server, counter: RoundTripCounter): Promise<L
   log(`logout${wanted('refresh') ? ' and refresh' : ''} (${stores})`)
   let alongside: ((round: number) => Promise<LoadResult>) | undefined
   if (wanted('refresh')) {
-    // Sessions of their own (accounts 300 …), so the GET routes' tokens stay valid.
-    const refreshTokens = (await loginSessions(server, ROUTE_CONNECTIONS, 300)).map(({ refreshToken }) => refreshToken)
-    await refresh(server, refreshTokens, 1)
-    alongside = async (round) => await refresh(server, refreshTokens, seconds, round, counter)
+    // Fresh sessions each round (accounts 300 …, apart from the GET routes' ones): the last answers of a
+    // run never reach the client, and the Logout runs in between outlast the grace period, so a session
+    // carried over would be ended as a replay.
+    const sessions = async (round: number): Promise<string[]> =>
+      (await loginSessions(server, ROUTE_CONNECTIONS, 300 + round * ROUTE_CONNECTIONS)).map(({ refreshToken }) => refreshToken)
+    await refresh(server, await sessions(0), 1)
+    alongside = async (round) => await refresh(server, await sessions(round), seconds, round, counter)
   }
   const rounds = await logoutRounds(server, ROUNDS, seconds, counter, alongside)
   return {
