@@ -5,12 +5,13 @@
  *              options.ts); options/ checks the top level and holds the shared rules
  *   http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, log redaction
  *   routes/    one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions,
- *              ForgotPassword, ResetPassword, JWKS) and their shared context
+ *              ForgotPassword, ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS) and their shared context
  *   messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
  *   password/  argon2id hashing, its queue, the policy, the credential check, legacy/ hash formats
  *   throttle/  attempt counting per e-mail and per known device (the rules every store follows), device
  *              tokens, and the per-IP limit's options
- *   tokens/    signing keys, access tokens (JWT) and one-time tokens (reset links)
+ *   tokens/    signing keys, access tokens (JWT) and one-time tokens (reset and verification links, login challenges)
+ *   mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
  *   session/   sessions: start, refresh with rotating refresh tokens, end; the cookie; the account rule
  *   guard/     `authenticate` and `authenticated()` for host routes, and the decorators
  *   stores/    the store interfaces (types.ts), memory/, postgres/, redis/, and the store-call deadline

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
@@ -17,11 +17,18 @@ const RecoveryCodesReply = Type.Object({
 
 const CODE_ERRORS = [...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS'] as const
 
-function guarded (reauthMaxAge: number, summary: string, description: string) {
+/** Route options of a set-up route: the guard and a recent authentication, documented. */
+function guarded<Schema extends { body?: TSchema, response: Record<number, unknown> }> (reauthMaxAge: number, summary: string, description: string, schema: Schema) {
   return {
     onRequest: [authenticate, requireRecentAuthentication(reauthMaxAge)],
-    summary,
-    description: `${description} Needs the access token and a password proof within the last ${reauthMaxAge} s (Reauthenticate).`
+    schema: {
+      summary,
+      description: `${description} Needs the access token and a password proof within the last ${reauthMaxAge} s (Reauthenticate).`,
+      tags: ['Two factors'],
+      security: [{ bearerAuth: [] }],
+      ...schema,
+      response: { ...schema.response, ...recentAuthenticationResponses() }
+    }
   }
 }
 
@@ -54,25 +61,16 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMa
     }
   }, async (request) => await secondFactor.status(request, accountOf(request)!.id))
 
-  const { onRequest, summary, description } = guarded(reauthMaxAge, 'Start setting up two factors',
-    'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.')
-  app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', {
-    onRequest,
-    schema: {
-      summary,
-      description,
-      tags: ['Two factors'],
-      security: [{ bearerAuth: [] }],
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', guarded(reauthMaxAge, 'Start setting up two factors',
+    'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.', {
       response: {
         200: jsonResponse('The secret for the authenticator app.', Type.Object({
           secret: Type.String({ description: 'Base32, 160 bits.' }),
           otpauthUrl: Type.String({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…' })
         })),
-        ...problemResponses(['FST_PWAUTH_MFA_STATE']),
-        ...recentAuthenticationResponses()
+        ...problemResponses(['FST_PWAUTH_MFA_STATE'])
       }
-    }
-  }, async (request) => {
+    }), async (request) => {
     const setup = await secondFactor.setup(request, accountOf(request)!)
     if (setup === null) throw requestError('FST_PWAUTH_MFA_STATE')
     return setup
@@ -84,18 +82,10 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
   const { secondFactor, sessionService, outbox, emit, reauthMaxAge } = context
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
 
-  const confirm = guarded(reauthMaxAge, 'Turn two factors on', 'With a current code for the secret of Setup. Every other session ends.')
-  routes.post('/Mfa/Confirm', {
-    onRequest: confirm.onRequest,
-    schema: {
-      summary: confirm.summary,
-      description: confirm.description,
-      tags: ['Two factors'],
-      security: [{ bearerAuth: [] }],
-      body: TotpCodeBody,
-      response: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply), ...problemResponses([...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE']), ...recentAuthenticationResponses() }
-    }
-  }, async (request) => {
+  routes.post('/Mfa/Confirm', guarded(reauthMaxAge, 'Turn two factors on', 'With a current code for the secret of Setup. Every other session ends.', {
+    body: TotpCodeBody,
+    response: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply), ...problemResponses([...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE']) }
+  }), async (request) => {
     const account = accountOf(request)!
     const result = await secondFactor.confirm(request, account.id, request.body.code)
     if (result === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
@@ -109,18 +99,10 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
     return { recoveryCodes: result }
   })
 
-  const replace = guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.')
-  routes.post('/Mfa/RecoveryCodes', {
-    onRequest: replace.onRequest,
-    schema: {
-      summary: replace.summary,
-      description: replace.description,
-      tags: ['Two factors'],
-      security: [{ bearerAuth: [] }],
-      body: TotpCodeBody,
-      response: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply), ...problemResponses(CODE_ERRORS), ...recentAuthenticationResponses() }
-    }
-  }, async (request) => {
+  routes.post('/Mfa/RecoveryCodes', guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.', {
+    body: TotpCodeBody,
+    response: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply), ...problemResponses(CODE_ERRORS) }
+  }), async (request) => {
     const account = accountOf(request)!
     const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false })
     if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/RecoveryCodes', check)
@@ -130,18 +112,10 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
     return { recoveryCodes: codes }
   })
 
-  const disable = guarded(reauthMaxAge, 'Turn two factors off', 'With a TOTP code or a recovery code. Every other session ends.')
-  routes.post('/Mfa/Disable', {
-    onRequest: disable.onRequest,
-    schema: {
-      summary: disable.summary,
-      description: disable.description,
-      tags: ['Two factors'],
-      security: [{ bearerAuth: [] }],
-      body: AnyCodeBody,
-      response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(CODE_ERRORS), ...recentAuthenticationResponses() }
-    }
-  }, async (request, reply) => {
+  routes.post('/Mfa/Disable', guarded(reauthMaxAge, 'Turn two factors off', 'With a TOTP code or a recovery code. Every other session ends.', {
+    body: AnyCodeBody,
+    response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(CODE_ERRORS) }
+  }), async (request, reply) => {
     const account = accountOf(request)!
     const check = await secondFactor.check(request, account.id, request.body.code, { recovery: true })
     if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/Disable', check)
