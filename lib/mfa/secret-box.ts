@@ -38,9 +38,4 @@ export class SecretBox {
       return null
     }
   }
-
-  /** Whether the secret was sealed with another key than the current one (re-seal it on use). */
-  isStale (sealed: string): boolean {
-    return !sealed.startsWith(`v1.${this.#keys[0]!.kid}.`)
-  }
 }
