@@ -117,6 +117,15 @@ t.test('a challenge is single-use and dies after 5 wrong codes, even for the rig
 t.test('a challenge expires after mfaTtl, and dies with a password change', async (t) => {
   const { enable, challenge, loginMfa, changePassword } = await mfaApp(t, { mfaTtl: 30 })
   const { recoveryCodes } = await enable()
+  const expiring = await challenge()
+  // 31 s later on the clock the memory stores read (a recovery code does not depend on the time).
+  const realNow = Date.now
+  Date.now = () => realNow() + 31_000
+  try {
+    expectProblem(t, await loginMfa(expiring, recoveryCodes[1]), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a challenge past mfaTtl')
+  } finally {
+    Date.now = realNow
+  }
   const beforeChange = await challenge()
   const { NEW_PASSWORD } = await import('./helpers/app.js')
   t.equal((await changePassword({ email: EMAIL, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)

@@ -1,7 +1,8 @@
-import { createHmac, randomUUID } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import { reserveAttempt } from '../throttle/reserve-attempt.js'
 
 const HOUR_MS = 3_600_000
 
@@ -26,10 +27,9 @@ export class MailLimit {
   /** Counts one message to `email`; false (nothing counted) when the address had its `limit` this hour. */
   async take (request: FastifyRequest, email: string): Promise<boolean> {
     const key = `mail.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}.${Math.floor(Date.now() / HOUR_MS)}`
-    const ticket = randomUUID()
-    const reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#store.reserve(key, ticket, this.#policy))
-    if (!reservation.granted) return false
-    await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, ticket, 'failure', this.#policy))
+    const message = await reserveAttempt(this.#store, this.#storeCall, request.log, key, this.#policy)
+    if (!('settle' in message)) return false
+    await message.settle('failure')
     return true
   }
 }

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AttemptStore, MfaStore, PasswordAuthAccount, ThrottlePolicy } from '../stores/types.js'
+import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
+import { reserveAttempt, retryAfterSeconds } from '../throttle/reserve-attempt.js'
 import type { ResolvedKey } from '../tokens/keys.js'
 import { RecoveryCodes } from './recovery-codes.js'
 import { SecretBox } from './secret-box.js'
@@ -93,46 +93,43 @@ export class SecondFactor {
   }
 
   /**
-   * Checks a code of an account with two factors on: a TOTP code, or (`recovery`) a recovery code, each
-   * usable once. 'rejected' also when two factors are off.
+   * Checks a code: a TOTP code, or (`recovery`, the default) a recovery code, each usable once. 'off' when
+   * the account has two factors off (nothing counted); with them on, a missing code is 'rejected' without
+   * counting. A code sent with a one-time token (a login challenge, a reset link) is counted under its
+   * `tokenKey` too: 'spent' once the token has had its 5 wrong codes, and the caller kills the token.
    */
-  async check (request: FastifyRequest, accountId: string, code: string, { recovery }: { recovery: boolean }): Promise<CodeCheck> {
-    return await this.#counted(request, accountId, async () => {
-      const record = await this.#get(request, accountId)
-      if (record === null || !record.enabled) return 'rejected'
-      const typed = code.replace(/\s/g, '')
-      if (TOTP_CODE.test(typed)) {
-        const secret = this.#box.open(accountId, record.secret)
-        const step = secret === null ? null : totpStep(secret, typed, record.lastStep)
-        const accepted = step !== null && await this.#storeCall(request.log, 'mfa.acceptStep', () => this.#store.acceptStep(accountId, step))
-        return accepted ? 'accepted' : 'rejected'
-      }
-      const hashes = recovery ? this.#recoveryCodes.candidates(accountId, typed) : []
-      if (hashes.length === 0) return 'rejected'
-      const used = await this.#storeCall(request.log, 'mfa.useRecoveryCode', () => this.#store.useRecoveryCode(accountId, hashes))
-      return used ? 'accepted' : 'rejected'
-    })
-  }
-
-  /**
-   * check(), for a code sent with a one-time token (a login challenge, a reset link) whose wrong codes are
-   * counted under `tokenKey`: 'spent' once the token has had its 5, and the caller kills the token.
-   */
-  async checkForToken (request: FastifyRequest, tokenKey: string, accountId: string, code: string): Promise<CodeCheck | 'spent'> {
-    const ticket = randomUUID()
-    const reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#attempts.reserve(tokenKey, ticket, TOKEN_POLICY))
+  async check (request: FastifyRequest, accountId: string, code: string | undefined, { recovery = true, tokenKey }: { recovery?: boolean, tokenKey?: string } = {}):
+  Promise<CodeCheck | 'off' | 'spent'> {
+    const record = await this.#get(request, accountId)
+    if (record === null || !record.enabled) return 'off'
+    if (code === undefined) return 'rejected'
+    const token = tokenKey === undefined ? undefined : await reserveAttempt(this.#attempts, this.#storeCall, request.log, tokenKey, TOKEN_POLICY)
     // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
-    if (!reservation.granted) return 'rejected'
+    if (token !== undefined && !('settle' in token)) return 'rejected'
     let result: CodeCheck
     try {
-      result = await this.check(request, accountId, code, { recovery: true })
+      result = await this.#counted(request, accountId, async () => await this.#verify(request, accountId, record, code, recovery))
     } catch (err) {
-      await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(tokenKey, ticket, 'cancel', TOKEN_POLICY)).catch(() => {})
+      await token?.settle('cancel').catch(() => {})
       throw err
     }
-    const outcome = result === 'rejected' ? 'failure' : result === 'accepted' ? 'success' : 'cancel'
-    const blockMs = await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(tokenKey, ticket, outcome, TOKEN_POLICY))
-    return result === 'rejected' && typeof blockMs === 'number' && blockMs > 0 ? 'spent' : result
+    const blockMs = await token?.settle(result === 'rejected' ? 'failure' : result === 'accepted' ? 'success' : 'cancel') ?? 0
+    return result === 'rejected' && blockMs > 0 ? 'spent' : result
+  }
+
+  /** A TOTP code above the last accepted step (which the store then advances), or an unused recovery code. */
+  async #verify (request: FastifyRequest, accountId: string, record: StoredMfa, code: string, recovery: boolean): Promise<'accepted' | 'rejected'> {
+    const typed = code.replace(/\s/g, '')
+    if (TOTP_CODE.test(typed)) {
+      const secret = this.#box.open(accountId, record.secret)
+      const step = secret === null ? null : totpStep(secret, typed, record.lastStep)
+      const accepted = step !== null && await this.#storeCall(request.log, 'mfa.acceptStep', () => this.#store.acceptStep(accountId, step))
+      return accepted ? 'accepted' : 'rejected'
+    }
+    const hashes = recovery ? this.#recoveryCodes.candidates(accountId, typed) : []
+    if (hashes.length === 0) return 'rejected'
+    const used = await this.#storeCall(request.log, 'mfa.useRecoveryCode', () => this.#store.useRecoveryCode(accountId, hashes))
+    return used ? 'accepted' : 'rejected'
   }
 
   /** Ten new recovery codes replacing the old ones; null if two factors are off. */
@@ -153,27 +150,16 @@ export class SecondFactor {
    * failure, 'no_setup') counts neither way.
    */
   async #counted<T extends string | string[]> (request: FastifyRequest, accountId: string, run: () => Promise<T>): Promise<T | { retryAfter: number }> {
-    const key = `mfa.${accountId}`
-    const ticket = randomUUID()
-    const settle = async (outcome: 'success' | 'failure' | 'cancel'): Promise<void> => {
-      await this.#storeCall(request.log, 'attempts.settle', async () => { await this.#attempts.settle(key, ticket, outcome, this.#policy) })
-    }
-    let reservation
-    try {
-      reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#attempts.reserve(key, ticket, this.#policy))
-    } catch (err) {
-      settle('cancel').catch(() => {})
-      throw err
-    }
-    if (!reservation.granted) return { retryAfter: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
+    const attempt = await reserveAttempt(this.#attempts, this.#storeCall, request.log, `mfa.${accountId}`, this.#policy)
+    if (!('settle' in attempt)) return { retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
     let result
     try {
       result = await run()
     } catch (err) {
-      await settle('cancel').catch(() => {})
+      await attempt.settle('cancel').catch(() => {})
       throw err
     }
-    await settle(result === 'rejected' ? 'failure' : Array.isArray(result) || result === 'accepted' ? 'success' : 'cancel')
+    await attempt.settle(result === 'rejected' ? 'failure' : Array.isArray(result) || result === 'accepted' ? 'success' : 'cancel')
     return result
   }
 

@@ -43,7 +43,7 @@ export function registerLoginMfa (app: FastifyInstance, context: RouteContext & 
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
 
-    const check = await secondFactor.checkForToken(request, tokens.codeAttemptsKey(mfaToken)!, account.id, code)
+    const check = await secondFactor.check(request, account.id, code, { tokenKey: tokens.codeAttemptsKey(mfaToken)! })
     if (typeof check === 'object') {
       emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'throttled', accountId: account.id })
       throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })

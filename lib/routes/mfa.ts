@@ -33,7 +33,7 @@ function guarded<Schema extends { body?: TSchema, response: Record<number, unkno
 }
 
 /** A refused or throttled code: the event, then 401 or 429. */
-function codeFailure (context: MfaContext, request: FastifyRequest, route: MfaRoute, check: Exclude<CodeCheck, 'accepted'>): Error {
+function codeFailure (context: MfaContext, request: FastifyRequest, route: MfaRoute, check: Exclude<CodeCheck | 'off' | 'spent', 'accepted'>): Error {
   const accountId = accountOf(request)!.id
   if (typeof check === 'object') {
     context.emit(request, { type: 'mfa.failed', route, reason: 'throttled', accountId })
@@ -117,7 +117,7 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
     response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(CODE_ERRORS) }
   }), async (request, reply) => {
     const account = accountOf(request)!
-    const check = await secondFactor.check(request, account.id, request.body.code, { recovery: true })
+    const check = await secondFactor.check(request, account.id, request.body.code)
     if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/Disable', check)
     if (await secondFactor.disable(request, account.id)) {
       emit(request, { type: 'mfa.disabled', accountId: account.id })

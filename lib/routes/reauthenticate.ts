@@ -40,15 +40,17 @@ export function registerReauthenticate (app: FastifyInstance, { checkPassword, k
       emit(request, { type: 'session.reauthentication_failed', reason: result.outcome === 'failed' ? result.reason : 'unknown_account', accountId: account.id, sessionId })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
-    const mfa = secondFactor !== undefined && await secondFactor.isOn(request, account.id)
-    if (mfa) {
-      const check = request.body.code === undefined ? 'rejected' : await secondFactor.check(request, account.id, request.body.code, { recovery: true })
-      if (check !== 'accepted') {
-        emit(request, { type: 'mfa.failed', route: 'Reauthenticate', reason: check === 'rejected' ? 'invalid' : 'throttled', accountId: account.id })
-        throw check === 'rejected' ? requestError('FST_PWAUTH_MFA_CODE_INVALID') : requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
-      }
+    // With two factors on, a code too: this session has then proved both.
+    const check = secondFactor === undefined ? 'off' : await secondFactor.check(request, account.id, request.body.code)
+    if (typeof check === 'object') {
+      emit(request, { type: 'mfa.failed', route: 'Reauthenticate', reason: 'throttled', accountId: account.id })
+      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
     }
-    if (!await sessionService.reauthenticate(request, sessionId, mfa)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    if (check !== 'off' && check !== 'accepted') {
+      emit(request, { type: 'mfa.failed', route: 'Reauthenticate', reason: 'invalid', accountId: account.id })
+      throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
+    }
+    if (!await sessionService.reauthenticate(request, sessionId, check === 'accepted')) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
     return await reply.code(204).send()
   })

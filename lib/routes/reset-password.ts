@@ -20,9 +20,9 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
    * the account's code counter and on the token, which dies after 5 of them.
    */
   async function checkCode (request: FastifyRequest, account: StoredAccount, token: string, code: string | undefined): Promise<void> {
-    if (secondFactor === undefined || !await secondFactor.isOn(request, account.id)) return
-    const check = code === undefined ? 'rejected' : await secondFactor.checkForToken(request, tokens.codeAttemptsKey(token)!, account.id, code)
-    if (check === 'accepted') return
+    if (secondFactor === undefined) return
+    const check = await secondFactor.check(request, account.id, code, { tokenKey: tokens.codeAttemptsKey(token)! })
+    if (check === 'accepted' || check === 'off') return
     if (typeof check === 'object') {
       emit(request, { type: 'mfa.failed', route: 'ResetPassword', reason: 'throttled', accountId: account.id })
       throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })

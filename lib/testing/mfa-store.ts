@@ -46,6 +46,19 @@ export function mfaStoreContract (harness: MfaStoreHarness): ContractCheck[] {
       }
     },
     {
+      name: `of ${CONCURRENT} concurrent enables of one pending set-up exactly one turns it on`,
+      async run () {
+        const store = await fresh()
+        const [accountId, secret] = [random(), random()]
+        await store.begin(accountId, secret)
+        const results = await Promise.all(Array.from({ length: CONCURRENT }, async (_, i) => await store.enable(accountId, secret, 10 + i, [`code-${i}`])))
+        assert.equal(results.filter(Boolean).length, 1)
+        const record = await store.get(accountId)
+        const winner = results.indexOf(true)
+        assert.deepEqual(record, { secret, enabled: true, lastStep: 10 + winner, recoveryCodes: [`code-${winner}`] }, 'the winner\'s step and codes, not a mix')
+      }
+    },
+    {
       name: 'a step is accepted once, and never one at or below the last accepted',
       async run () {
         const store = await fresh()

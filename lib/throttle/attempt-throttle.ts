@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify'
 import type { ResolvedOptions } from '../options/index.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import { reserveAttempt, retryAfterSeconds } from './reserve-attempt.js'
 
 /** A reserved password attempt; settle it exactly once. */
 export interface Attempt {
@@ -60,24 +61,10 @@ export class AttemptThrottle {
    */
   async begin (request: FastifyRequest, email: string, deviceId: string | null): Promise<Attempt | { retryAfter: number }> {
     const key = deviceId === null ? this.#emailKey(email) : `device.${deviceId}`
-    const ticket = randomUUID()
-    const settle = async (outcome: AttemptOutcome): Promise<number> => {
-      const blockMs = await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, ticket, outcome, this.policy))
-      // A store written before settle told the block resolves nothing: no block is reported then.
-      return typeof blockMs === 'number' ? blockMs : 0
-    }
-    let reservation
     const reservedAt = performance.now()
-    try {
-      reservation = await this.#storeCall(request.log, 'attempts.reserve', () => this.#store.reserve(key, ticket, this.policy))
-    } catch (err) {
-      // The store may still run the reserve after we gave up (a frozen Redis runs its queue when it
-      // wakes): cancel the ticket, so a late reservation holds no slot. Not awaited: the 503 goes now.
-      settle('cancel').catch(() => {})
-      throw err
-    }
-    if (!reservation.granted) return { retryAfter: Math.max(1, Math.ceil(reservation.retryAfterMs / 1000)) }
-    return { settle, startBy: reservedAt + this.policy.leaseMs / 2 }
+    const attempt = await reserveAttempt(this.#store, this.#storeCall, request.log, key, this.policy)
+    if (!('settle' in attempt)) return { retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
+    return { settle: attempt.settle, startBy: reservedAt + this.policy.leaseMs / 2 }
   }
 
   /** Forgets the e-mail's failures and lifts its block, as a successful login does (after a password reset). */
