@@ -28,7 +28,7 @@ export interface LoadOptions {
   serverPid?: number
   /** Keep every latency (by status) in `samples`, to pool several runs with `merge`. */
   keepSamples?: boolean
-  /** With BENCH_PROFILE_DIR set, the server records a CPU profile of this run under this name (example/bench/profiler.ts). */
+  /** With BENCH_PROFILE_DIR set, the server records a CPU profile of this run under this name (example/bench/profiler.ts); default: the server's port and the path. */
   profile?: string
 }
 
@@ -77,18 +77,21 @@ export function summarize (samples: number[]): LatencySummary {
 
 const profiling = process.env.BENCH_PROFILE_DIR !== undefined && process.env.BENCH_PROFILE_DIR !== ''
 
-async function profiler (url: string, action: 'start' | 'stop', name: string): Promise<void> {
+/** False when the server has no profiler (the example server): the run is then measured unprofiled. */
+async function profiler (url: string, action: 'start' | 'stop', name: string): Promise<boolean> {
   const response = await fetch(`${url}/bench/profile/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+  if (response.status === 404) return false
   if (!response.ok) throw new Error(`profiler ${action}: ${response.status} ${await response.text()}`)
+  return true
 }
 
 export async function load (options: LoadOptions): Promise<LoadResult> {
-  if (!profiling || options.profile === undefined) return await measure(options)
-  await profiler(options.url, 'start', options.profile)
+  const name = options.profile ?? `${new URL(options.url).port}${options.path.replace(/\W+/g, '-')}`
+  if (!profiling || !await profiler(options.url, 'start', name)) return await measure(options)
   try {
     return await measure(options)
   } finally {
-    await profiler(options.url, 'stop', options.profile)
+    await profiler(options.url, 'stop', name)
   }
 }
 
