@@ -9,9 +9,9 @@ import { SERVER_NODE_FLAGS, startProcess, type StartedProcess } from '../node-pr
 
 export type Child = StartedProcess
 
-/** Runs `node <server flags> script` with `env` added to ours; resolves once its output matches `ready`. */
-export async function startChild (script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<StartedProcess> {
-  return await startProcess(process.execPath, [...SERVER_NODE_FLAGS, script], { ...process.env, ...env }, ready, timeoutMs)
+/** Runs `node <flags> script` with `env` added to ours; resolves once its output matches `ready`. */
+export async function startChild (script: string, env: Record<string, string>, ready: RegExp, flags = SERVER_NODE_FLAGS, timeoutMs = 30_000): Promise<StartedProcess> {
+  return await startProcess(process.execPath, [...flags, script], { ...process.env, ...env }, ready, timeoutMs)
 }
 
 /** Runs `node script` to completion and resolves with what it printed on stdout. */

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { hashPassword } from '../../lib/index.js'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
+import { EXAMPLE_SERVER_NODE_FLAGS } from '../node-process.js'
 import { cpuTimeOf, memoryOf, startChild } from './child.js'
 import { load, type LoadResult } from './load.js'
 import { log, loginLoad, type Server } from './scenarios.js'
@@ -55,6 +56,6 @@ export async function startExampleServer (runId: string): Promise<Server> {
   await writeFile(file, JSON.stringify(Array.from({ length: ACTIVE_ACCOUNTS }, (_, i) => ({ email: activeEmail(i), passwordHash }))))
   const child = await startChild(EXAMPLE_SERVER, {
     PORT: '0', HOST: '127.0.0.1', JWT_SECRET: BENCH_SECRET, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', LOG_LEVEL: 'warn', UV_THREADPOOL_SIZE: '4'
-  }, /listening on (http:\/\/\S+)/)
+  }, /listening on (http:\/\/\S+)/, EXAMPLE_SERVER_NODE_FLAGS)
   return { ...child, name: 'example', url: child.match[1]!, pid: child.process.pid! }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { SERVER_NODE_FLAGS, startProcess, type StartedProcess } from '../../example/node-process.js'
+import { EXAMPLE_SERVER_NODE_FLAGS, startProcess, type StartedProcess } from '../../example/node-process.js'
 import { once } from 'node:events'
 import type { Teardown } from './teardown.js'
 import { repoPath } from './root.js'
@@ -18,8 +18,8 @@ export interface ServerProcess extends StartedProcess {
  */
 export async function startServer (t: Teardown, env: Record<string, string> = {}, script = SERVER, { fileLimit }: { fileLimit?: number } = {}): Promise<ServerProcess> {
   const [command, args] = fileLimit === undefined
-    ? [process.execPath, [...SERVER_NODE_FLAGS, script]]
-    : ['bash', ['-c', `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, ...SERVER_NODE_FLAGS, script]]
+    ? [process.execPath, [...EXAMPLE_SERVER_NODE_FLAGS, script]]
+    : ['bash', ['-c', `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, ...EXAMPLE_SERVER_NODE_FLAGS, script]]
   // "listening on <url>" is ours; "listening at <url>" is Fastify's own log line.
   const started = await startProcess(command, args, { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
     /listening (?:on|at) (http:\/\/[^\s"]+)/, 20_000)
