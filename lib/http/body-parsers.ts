@@ -11,12 +11,12 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 // What may follow the media type (contract §2): nothing, or one charset=utf-8, any case, quoted or not.
 const UTF8_ONLY = /^[^;]*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i
 
-/** Whether a Content-Type has no parameter, or only charset=utf-8: any other parameter or charset is a 415. */
 /** Drops the request's Content-Type, when there is one (deleting a missing key would cost a slow dictionary). */
 export function forgetContentType (request: FastifyRequest): void {
   if (request.headers['content-type'] !== undefined) delete request.headers['content-type']
 }
 
+/** Whether a Content-Type has no parameter, or only charset=utf-8: any other parameter or charset is a 415. */
 export function declaresOnlyUtf8 (contentType: string): boolean {
   return UTF8_ONLY.test(contentType)
 }
