@@ -1,5 +1,65 @@
 // neostandard (the Fastify organisation's ESLint setup) for lib, test and example: `npm run lint`.
 // Kept under .ci/ so the package's top level holds only its own files.
+import { readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import neostandard from 'neostandard'
 
-export default neostandard({ ts: true })
+/**
+ * lib/'s rooms as a ladder, top floor first (the code map at the top of lib/plugin.ts explains each): a room
+ * imports only from the floors below its own, never from its floor or above. A new top-level folder or file
+ * of lib/ must be placed here, or the lint fails.
+ */
+export const LADDER = [
+  ['index'],
+  ['plugin'],
+  ['options'],
+  ['routes'],
+  ['guard', 'password', 'mfa', 'messages'],
+  ['throttle', 'session'],
+  ['tokens', 'http', 'testing'],
+  ['stores'],
+  ['common']
+]
+
+const LIB = fileURLToPath(new URL('../lib/', import.meta.url))
+const rooms = readdirSync(LIB, { withFileTypes: true })
+  .map((entry) => entry.isDirectory() ? { room: entry.name, folder: true } : { room: entry.name.replace(/\.ts$/, ''), folder: false })
+/** How many folders below lib/ the deepest file is. */
+const deepest = Math.max(...readdirSync(LIB, { recursive: true }).map((path) => path.split(/[\\/]/).length - 1))
+const unplaced = rooms.filter(({ room }) => !LADDER.flat().includes(room))
+if (unplaced.length > 0) throw new Error(`.ci/eslint.config.js: put lib/${unplaced[0].room} on the LADDER`)
+
+const escape = (name) => name.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
+
+/**
+ * One block per room and folder depth: from a file `depth` folders below lib/, an import of lib/<room> starts
+ * with that many `../` (`./` at the top), so the rule matches exactly the rooms it means.
+ */
+function ladderBlocks () {
+  const blocks = []
+  for (const [floor, names] of LADDER.entries()) {
+    const above = LADDER.slice(0, floor + 1).flat()
+    for (const { room, folder } of rooms.filter(({ room }) => names.includes(room))) {
+      const forbidden = above.filter((name) => name !== room)
+      if (forbidden.length === 0) continue
+      for (let depth = folder ? 1 : 0; depth <= (folder ? deepest : 0); depth++) {
+        const up = depth === 0 ? '\\./' : `(?:\\.\\./){${depth}}`
+        blocks.push({
+          name: `ladder/${room}/${depth}`,
+          files: [folder ? `lib/${room}/${'*/'.repeat(depth - 1)}*.ts` : `lib/${room}.ts`],
+          rules: {
+            'no-restricted-imports': ['error', {
+              patterns: [{
+                regex: `^${up}(?:${forbidden.map(escape).join('|')})(?:/|\\.js$)`,
+                message: `lib/${room} is on floor ${floor} of the ladder (LADDER in .ci/eslint.config.js): it imports only from the floors below`
+              }]
+            }]
+          }
+        })
+      }
+    }
+  }
+  return blocks
+}
+
+export default [...neostandard({ ts: true }), ...ladderBlocks()]

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import type { PasswordAuthOptions } from './options/index.js'
+import type { PasswordAuthOptions } from './options.js'
 import type { PasswordAuthInstanceDecorators, PasswordAuthRequestDecorators } from './guard/decorators.js'
 import { passwordAuth, type PasswordAuthDecorator } from './plugin.js'
 
@@ -32,12 +32,12 @@ export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
 export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
 export { MemoryMfaStore } from './stores/memory/mfa.js'
-export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './errors.js'
+export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './common/errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
 export { passwordAuthClientErrorHandler } from './http/client-errors.js'
 
-export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options/index.js'
+export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options.js'
 export type { Argon2Options } from './password/argon2-options.js'
 export type { PasswordPolicyOptions } from './password/policy.js'
 export type { DeliverMessage, PasswordAuthMessage } from './messages/outbox.js'
@@ -46,7 +46,7 @@ export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
 export type { DecoratorOptions, PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason
-} from './events.js'
+} from './common/events.js'
 export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
   SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy

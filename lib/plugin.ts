@@ -1,21 +1,30 @@
 /*
- * Code map. plugin.ts (this file) resolves the options and wires the parts; index.ts is the public API.
+ * Code map. plugin.ts (this file) wires the parts; index.ts is the public API; options.ts checks the options.
  *
- *   options/   the options: each concern resolves its own (tokens/, session/, password/, throttle/
- *              options.ts); options/ checks the top level and holds the shared rules
- *   http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, log redaction
- *   routes/    one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions,
- *              ForgotPassword, ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS) and their shared context
- *   messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
- *   password/  argon2id hashing, its queue, the policy, the credential check, legacy/ hash formats
- *   throttle/  attempt counting per e-mail and per known device (the rules every store follows), device
- *              tokens, and the per-IP limit's options
- *   tokens/    signing keys, access tokens (JWT) and one-time tokens (reset and verification links, login challenges)
- *   mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
- *   session/   sessions: start, refresh with rotating refresh tokens, end; the cookie; the account rule
- *   guard/     `authenticate` and `authenticated()` for host routes, and the decorators
- *   stores/    the store interfaces (types.ts), memory/, postgres/, redis/, and the store-call deadline
- *   testing/   the store contract suites (`fastify-password-auth/testing`)
+ * lib/ is a ladder: each room imports only from the floors below its own (the lint keeps it so: LADDER in
+ * .ci/eslint.config.js). Top floor first, roughly the order a request goes down:
+ *
+ *   index.ts     the public API: the fp wrapper, the exports, the type augmentation
+ *   plugin.ts    wires the parts together at registration
+ *   options.ts   the plugin's options: the top level checked, each concern's resolved at its own door
+ *   routes/      one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions,
+ *                ForgotPassword, ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS) and their shared context
+ *   guard/ password/ mfa/ messages/
+ *     guard/     `authenticate` and `authenticated()` for host routes, the token check, and the decorators
+ *     password/  argon2id hashing, its queue, the policy, the credential check, legacy/ hash formats
+ *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
+ *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
+ *   throttle/ session/
+ *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
+ *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account rule
+ *   tokens/ http/ testing/
+ *     tokens/    signing keys, access tokens (JWT) and one-time tokens (reset and verification links, login challenges)
+ *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure cookie
+ *                (refresh and device tokens in cookie mode), log redaction
+ *     testing/   the store contract suites (`fastify-password-auth/testing`)
+ *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, the store-call deadline, and the
+ *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua)
+ *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules
  *
  * A Login request: http/ (body parser, validation) → routes/login.ts → throttle/ and password/
  * (credential check) → session/ (start) → tokens/ (access token) → http/ (answer or problem+json).
@@ -28,15 +37,15 @@ import { createTokenCheck } from './guard/token-check.js'
 import { acceptJsonOnly, BODY_LIMIT, forgetContentType, ignoreBody } from './http/body-parsers.js'
 import { createPasswordCheck } from './password/credential-check.js'
 import { checkDecoratorNames } from './guard/decorators.js'
-import { asRequestError, invalidOption, requestError } from './errors.js'
-import { createEventEmitter } from './events.js'
+import { asRequestError, invalidOption, requestError } from './common/errors.js'
+import { createEventEmitter } from './common/events.js'
 import { authenticate, createGuardCheck, createGuardVerify, registerGuardState } from './guard/authenticate.js'
 import { HashQueue } from './password/hash-queue.js'
-import { resolveOptions, type PasswordAuthOptions } from './options/index.js'
+import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import { PasswordHasher, type HashingStats } from './password/hasher.js'
 import { createPasswordPolicy } from './password/policy.js'
 import { createErrorHandler, createProblemHeaders, createProblemSender, sendUnavailable } from './http/problem.js'
-import { createRefreshCookie } from './session/refresh-cookie.js'
+import { createSecureCookie } from './http/secure-cookie.js'
 import { RefreshTokens } from './session/refresh-tokens.js'
 import { createOutbox } from './messages/outbox.js'
 import { MailLimit } from './messages/mail-limit.js'
@@ -55,7 +64,8 @@ import { registerSessionRoutes } from './routes/sessions.js'
 import { createSessionApi, type SessionApi } from './session/host-api.js'
 import { SessionService } from './session/service.js'
 import { createStoreCall } from './stores/store-call.js'
-import { attemptLeaseMs, AttemptThrottle } from './throttle/attempt-throttle.js'
+import { AttemptThrottle } from './throttle/attempt-throttle.js'
+import { attemptLeaseMs } from './password/attempt-lease.js'
 import { DeviceTokens } from './throttle/device-tokens.js'
 import { createKnownDevices, deviceCookieName } from './throttle/known-devices.js'
 import { AccessTokens } from './tokens/access-tokens.js'
@@ -134,9 +144,9 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const checkAccessToken = createTokenCheck(accessTokens, accounts, config.sessions, storeCall)
   // The full prefix: the host's, if it registered the plugin under one, and ours.
   const fullPrefix = fastify.prefix + config.prefix
-  const cookie = config.refresh.cookie === undefined ? undefined : createRefreshCookie(config.refresh.cookie, fullPrefix)
+  const cookie = config.refresh.cookie === undefined ? undefined : createSecureCookie(config.refresh.cookie, fullPrefix)
   const knownDevices = createKnownDevices(new DeviceTokens(config.keys, config.deviceTtl),
-    config.refresh.cookie === undefined ? undefined : createRefreshCookie(deviceCookieName(config.refresh.cookie), fullPrefix))
+    config.refresh.cookie === undefined ? undefined : createSecureCookie(deviceCookieName(config.refresh.cookie), fullPrefix))
   const attemptKey = purposeKey(config.keys[0]!, 'attempt-key')
   const throttle = new AttemptThrottle(config.attempts, { ...config.throttle, leaseMs: attemptLeaseMs(config) }, storeCall, attemptKey)
   const context: RouteContext = {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { errors, problemType, REQUEST_ERROR_CODES, titleOf } from '../lib/errors.js'
+import { errors, problemType, REQUEST_ERROR_CODES, titleOf } from '../lib/common/errors.js'
 
 t.test('every error is keyed by its own code', async (t) => {
   for (const [key, ErrorClass] of Object.entries(errors)) {

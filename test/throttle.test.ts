@@ -1,6 +1,6 @@
 import t from 'tap'
 import { hashPassword } from '../lib/index.js'
-import { blockDuration } from '../lib/throttle/rules.js'
+import { blockDuration } from '../lib/stores/attempt-rules.js'
 import { buildTestApp, changeBody, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
 import { expectProblem } from './helpers/problem.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { setupError } from '../errors.js'
-import { requestError, type PasswordAuthError } from '../errors.js'
+import { setupError } from '../common/errors.js'
+import { requestError, type PasswordAuthError } from '../common/errors.js'
 import { sendUnavailable, type ErrorHandler } from '../http/problem.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { CheckAccessToken, CheckedToken, PasswordAuthSession } from './token-check.js'

@@ -3,7 +3,7 @@ import type {
 } from 'fastify'
 import type { Authenticate } from './authenticate.js'
 import type { AccountDecoratorName } from './decorators.js'
-import { setupError } from '../errors.js'
+import { setupError } from '../common/errors.js'
 import { accountOf, authenticate, failClosed, requireMfa as requireMfaHook, requireRecentAuthentication, routeName } from './authenticate.js'
 import { AUTHENTICATE_ERRORS, problemResponses } from '../http/openapi.js'
 import type { PasswordAuthAccount } from '../stores/types.js'

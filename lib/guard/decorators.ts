@@ -2,9 +2,9 @@ import type { Authenticate } from './authenticate.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { PasswordAuthSession } from './token-check.js'
 import type { FastifyInstance } from 'fastify'
-import { setupError } from '../errors.js'
+import { setupError } from '../common/errors.js'
 import { guardStateOf } from './authenticate.js'
-import { assert } from '../options/rules.js'
+import { assert } from '../common/option-rules.js'
 
 /**
  * The decorator names the types use. Renamed decorators (the `decorators` option) are typed by merging

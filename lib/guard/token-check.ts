@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import type { StoreCall } from '../stores/store-call.js'
 import { accountAccepts } from '../session/account-rule.js'
 import type { AccountStore, PasswordAuthAccount, SessionStore } from '../stores/types.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 
 export const BODY_LIMIT = 16 * 1024
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { requestError, type RequestErrorCode } from '../errors.js'
+import { requestError, type RequestErrorCode } from '../common/errors.js'
 import { toProblem } from './problem.js'
 
 /** What Node's HTTP parser reports, as the contract's problems; every other parse error is a 400. */

@@ -1,6 +1,6 @@
 import {
   challengeOf, hasRetryAfter, problemType, statusOf, titleOf, WEAK_PASSWORD_REASONS, type Challenge, type RequestErrorCode
-} from '../errors.js'
+} from '../common/errors.js'
 
 /** A JSON schema, or an OpenAPI response as @fastify/swagger reads it from `schema.response`. */
 export type JsonObject = Record<string, unknown>

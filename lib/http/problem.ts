@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { BODY_LIMIT } from './body-parsers.js'
 import {
   asRequestError, challengeOf, requestError, problemType, titleOf, type FieldError, type PasswordAuthError, type RequestErrorCode, type WeakPasswordReason
-} from '../errors.js'
+} from '../common/errors.js'
 
 /** RFC 9457 problem details, as every error of the plugin is answered. */
 export interface Problem {

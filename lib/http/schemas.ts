@@ -1,6 +1,11 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import { EMAIL_PATTERN } from '../stores/email.js'
-import { WELL_FORMED_PATTERN } from '../password/hasher.js'
+
+/**
+ * Well-formed UTF-16: no lone surrogate. argon2 would map every lone surrogate to U+FFFD, so different
+ * passwords would share a hash. Means the same with or without the regular expression `u` flag.
+ */
+export const WELL_FORMED_PATTERN = String.raw`^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$`
 
 export const MAX_PASSWORD_INPUT = 1024
 

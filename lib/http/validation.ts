@@ -3,8 +3,8 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import type { FastifySchemaCompiler } from 'fastify'
 import { EMAIL_PATTERN } from '../stores/email.js'
-import { requestError, type FieldError } from '../errors.js'
-import { WELL_FORMED_PATTERN } from '../password/hasher.js'
+import { requestError, type FieldError } from '../common/errors.js'
+import { WELL_FORMED_PATTERN } from './schemas.js'
 
 const PATTERN_DETAILS: Record<string, string> = {
   [EMAIL_PATTERN]: 'must be an e-mail address: 3 to 254 characters, one @ with text on both sides, no white space inside',

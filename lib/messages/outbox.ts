@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import type { EmitEvent } from '../events.js'
+import type { EmitEvent } from '../common/events.js'
 
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
 export interface PasswordAuthMessage {

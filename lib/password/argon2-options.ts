@@ -1,5 +1,5 @@
-import { invalidOption } from '../errors.js'
-import { assert, checkKnownKeys, isInteger, isObject } from '../options/rules.js'
+import { invalidOption } from '../common/errors.js'
+import { assert, checkKnownKeys, isInteger, isObject } from '../common/option-rules.js'
 
 export interface Argon2Params {
   /** KiB of memory per hash. */

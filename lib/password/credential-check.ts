@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { EmitEvent, LoginFailureReason } from '../events.js'
+import type { EmitEvent, LoginFailureReason } from '../common/events.js'
 import { needsUpgrade, type PasswordHasher } from './hasher.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'

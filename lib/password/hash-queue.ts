@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 
 /**
  * Runs argon2 work with bounded concurrency and a bounded wait list. Work beyond both bounds is shed

@@ -5,12 +5,6 @@ import type { HashQueue } from './hash-queue.js'
 import type { Argon2Hash } from './legacy/argon2.js'
 import { createHashVerifier, type HashCheck, type HashVerifierOptions, type VerifyStoredHash } from './legacy/index.js'
 
-/**
- * Well-formed UTF-16: no lone surrogate. argon2 would map every lone surrogate to U+FFFD, so different
- * passwords would share a hash. Means the same with or without the regular expression `u` flag.
- */
-export const WELL_FORMED_PATTERN = String.raw`^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$`
-
 /** Passwords are hashed and verified in NFC and otherwise exactly as sent. */
 export function normalizePassword (password: string): string {
   return password.normalize('NFC')

@@ -1,4 +1,4 @@
-import { assert, group, isInteger } from '../options/rules.js'
+import { assert, group, isInteger } from '../common/option-rules.js'
 import { defaultHashConcurrency } from './hash-queue.js'
 import { BUILT_IN_FORMATS, type LegacyHashFormat } from './legacy/index.js'
 import { DEFAULT_PASSWORD_POLICY, type PasswordPolicyOptions, type ResolvedPasswordPolicy } from './policy.js'

@@ -1,5 +1,5 @@
 import { localPart } from '../stores/email.js'
-import type { WeakPasswordReason } from '../errors.js'
+import type { WeakPasswordReason } from '../common/errors.js'
 import { loadCommonPasswords } from './common-passwords.js'
 import { codePointLength, normalizePassword } from './hasher.js'
 

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { normalizeEmail } from '../stores/email.js'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'

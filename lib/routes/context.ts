@@ -1,8 +1,8 @@
 import type { CheckPassword } from '../password/credential-check.js'
-import type { EmitEvent } from '../events.js'
+import type { EmitEvent } from '../common/events.js'
 import type { PasswordHasher } from '../password/hasher.js'
 import type { PasswordPolicy } from '../password/policy.js'
-import type { RefreshCookie } from '../session/refresh-cookie.js'
+import type { SecureCookie } from '../http/secure-cookie.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore } from '../stores/types.js'
@@ -45,5 +45,5 @@ export interface RouteContext {
   secondFactor: SecondFactor | undefined
   mfaTtlMs: number
   /** Cookie mode: where the refresh token travels instead of the body. */
-  cookie: RefreshCookie | undefined
+  cookie: SecureCookie | undefined
 }

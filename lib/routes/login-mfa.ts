@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, LoginMfaBody } from '../http/schemas.js'
 import { accountAccepts } from '../session/account-rule.js'
 import type { SecondFactor } from '../mfa/second-factor.js'
-import { tokenBody } from './token-body.js'
+import { tokenBody } from '../session/token-body.js'
 import type { RouteContext } from './context.js'
 
 const PURPOSE = 'mfa_login'

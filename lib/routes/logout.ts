@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { bearerToken } from '../guard/token-check.js'
 import { accountAccepts } from '../session/account-rule.js'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { noContentResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import type { RouteContext } from './context.js'
 

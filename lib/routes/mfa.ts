@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
 import { AnyCodeBody, TotpCodeBody } from '../http/schemas.js'
 import type { CodeCheck, SecondFactor } from '../mfa/second-factor.js'
-import type { MfaRoute } from '../events.js'
+import type { MfaRoute } from '../common/events.js'
 import type { RouteContext } from './context.js'
 
 type MfaContext = RouteContext & { secondFactor: SecondFactor }

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { authenticate, sessionOf, accountOf } from '../guard/authenticate.js'
 import { authenticateResponses, BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { ReauthenticateBody } from '../http/schemas.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { registerBody } from '../http/schemas.js'
 import { normalizeEmail } from '../stores/email.js'

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
 import type { RouteContext } from './context.js'

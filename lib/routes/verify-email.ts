@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { VerifyEmailBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'

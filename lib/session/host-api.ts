@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { tokenBody } from '../routes/token-body.js'
+import { tokenBody } from './token-body.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, SessionInfo } from '../stores/types.js'
-import type { RefreshCookie } from './refresh-cookie.js'
+import type { SecureCookie } from '../http/secure-cookie.js'
 import type { SessionService, TokenReply } from './service.js'
 
 /** `fastify.passwordAuth.sessions`: the host's hands on sessions. Store failures reject with a 503 error. */
@@ -28,7 +28,7 @@ interface Parts {
   sessionService: SessionService
   accounts: AccountStore
   storeCall: StoreCall
-  cookie: RefreshCookie | undefined
+  cookie: SecureCookie | undefined
 }
 
 export function createSessionApi ({ sessionService, accounts, storeCall, cookie }: Parts): SessionApi {

@@ -1,4 +1,4 @@
-import { assert, group, isInteger, isObject } from '../options/rules.js'
+import { assert, group, isInteger, isObject } from '../common/option-rules.js'
 import type { SessionPolicy } from '../stores/types.js'
 
 export interface RefreshOptions {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { FastifyBaseLogger } from 'fastify'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 
 /** Something that gives up when its deadline passes. */
 export interface Expiring {

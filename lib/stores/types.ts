@@ -1,3 +1,8 @@
+import type { SessionEndReason } from '../common/events.js'
+
+// Why a session ended is told to the host too (the session.ended event): defined with the events, below the stores.
+export type { SessionEndReason }
+
 /**
  * The account as route handlers see it on `request.account`. Hosts add their own fields by declaration
  * merging, and the included stores fill them (`MemoryAccountStore.add`, `PostgresAccountStore`'s `fields`):
@@ -136,11 +141,6 @@ export type RotationResult =
   /** `unknown`: the store holds nothing of the session (never created, or forgotten after it expired or ended). */
   | { outcome: 'ended' | 'idle' | 'expired' | 'unknown' }
 
-export type SessionEndReason =
-  | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
-  /** Two factors were turned on or off in another session. */
-  | 'mfa_changed'
-
 /**
  * Sessions and their refresh-token generations. Every method is atomic on its own: of concurrent
  * rotations of one generation exactly one rotates and the others get the grace answer; of concurrent
@@ -181,7 +181,7 @@ export interface ThrottlePolicy {
   maxBlockMs: number
   /**
    * How long an unsettled reservation counts: a process that died between reserve and settle, or a
-   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in throttle/attempt-throttle.ts); a verification that cannot start within half of it is shed with 503, so a verified attempt was always still counted.
+   * cancel that never arrived. The plugin derives it from its options (see attemptLeaseMs in password/attempt-lease.ts); a verification that cannot start within half of it is shed with 503, so a verified attempt was always still counted.
    */
   leaseMs: number
   /** Failures are forgotten this long after the last one (or after the block ends, if later). */

@@ -1,7 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto'
-import { availableParallelism } from 'node:os'
 import type { FastifyRequest } from 'fastify'
-import type { ResolvedOptions } from '../options/index.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import { reserveAttempt, retryAfterSeconds } from './reserve-attempt.js'
@@ -15,23 +13,6 @@ export interface Attempt {
    * leaving the other half for the verification itself (every accepted format takes well under a second).
    */
   startBy: number
-}
-
-/** argon2 time per KiB and pass, on the generous side: measured 0.25–0.5 µs on one current x86 core. */
-const ARGON2_MS_PER_KIB_PASS = 0.001
-
-/**
- * How long an unsettled reservation counts. It covers the longest attempt the plugin still waits for:
- * the reserve's answer, the account lookup and the settle (storeTimeout each; past that the plugin gives
- * up and cancels), and the verification, including a full hashing queue, which drains in
- * maxQueue / concurrency rounds of one argon2 run each (slower when more run at once than there are
- * cores). Defaults on 2 cores: 3 × 2 s + 33 × 58 ms ≈ 8 s.
- */
-export function attemptLeaseMs ({ storeTimeout, argon2, hashing }: Pick<ResolvedOptions, 'storeTimeout' | 'argon2' | 'hashing'>): number {
-  const contention = Math.max(1, hashing.concurrency / availableParallelism())
-  const hashMs = argon2.memoryCost * argon2.timeCost * ARGON2_MS_PER_KIB_PASS * contention
-  const rounds = Math.ceil(hashing.maxQueue / hashing.concurrency) + 1
-  return Math.ceil(3 * storeTimeout + rounds * hashMs)
 }
 
 /**

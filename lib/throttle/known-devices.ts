@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { RefreshCookie } from '../session/refresh-cookie.js'
+import type { SecureCookie } from '../http/secure-cookie.js'
 import type { DeviceTokens } from './device-tokens.js'
 
 /** What Login, ChangePassword and Reauthenticate need of known devices (contract §6). */
@@ -14,7 +14,7 @@ export interface KnownDevices {
 }
 
 /** `cookie`: the device cookie in cookie mode (the refresh cookie's path and attributes). */
-export function createKnownDevices (tokens: DeviceTokens, cookie: RefreshCookie | undefined): KnownDevices {
+export function createKnownDevices (tokens: DeviceTokens, cookie: SecureCookie | undefined): KnownDevices {
   return {
     recognise (request, email) {
       const body = request.body as { deviceToken?: unknown } | undefined

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { assert, checkKnownKeys, group, isInteger, isObject, PLUGIN_NAME } from '../options/rules.js'
+import { assert, checkKnownKeys, group, isInteger, isObject, PLUGIN_NAME } from '../common/option-rules.js'
 import type { ThrottlePolicy } from '../stores/types.js'
 
 export interface ThrottleOptions {

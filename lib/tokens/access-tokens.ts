@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
-import { requestError } from '../errors.js'
+import { requestError } from '../common/errors.js'
 import type { JwtAlgorithm, ResolvedKey } from './keys.js'
 
 interface Entry<T> {

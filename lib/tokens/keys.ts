@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, hkdfSync, KeyObject, type JsonWebKey } from 'node:crypto'
-import { invalidOption } from '../errors.js'
-import { assert } from '../options/rules.js'
+import { invalidOption } from '../common/errors.js'
+import { assert } from '../common/option-rules.js'
 
 export type JwtAlgorithm = 'HS256' | 'EdDSA' | 'ES256'
 

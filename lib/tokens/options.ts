@@ -1,4 +1,4 @@
-import { assert, checkKnownKeys, checkPath, isInteger, isObject, PLUGIN_NAME } from '../options/rules.js'
+import { assert, checkKnownKeys, checkPath, isInteger, isObject, PLUGIN_NAME } from '../common/option-rules.js'
 import type { AccessTokenConfig } from './access-tokens.js'
 import { resolveKeys, type JwtKey, type ResolvedKey } from './keys.js'
 

@@ -54,7 +54,7 @@ t.test('reservations the plugin gave up on are cancelled, so they lock nobody ou
 })
 
 t.test('an unsettled reservation counts for a lease derived from the options, not a fixed 30 s', async (t) => {
-  const { attemptLeaseMs } = await import('../../lib/throttle/attempt-throttle.js')
+  const { attemptLeaseMs } = await import('../../lib/password/attempt-lease.js')
   const cheap = { ...CHEAP_ARGON2 }
   const lease = attemptLeaseMs({ storeTimeout: 200, argon2: cheap, hashing: { concurrency: 1, maxQueue: 4 } })
   t.ok(lease >= 600 && lease < 700, `3 × storeTimeout plus a few cheap hashes: ${lease} ms`)

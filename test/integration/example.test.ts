@@ -91,7 +91,7 @@ t.test('configuration mistakes stop the server with a clear message', async (t) 
   }
   // The rest of the environment's rules, read the way the server reads them, without a process each.
   const { readConfig } = await import('../../example/config.js')
-  const { resolveOptions } = await import('../../lib/options/index.js')
+  const { resolveOptions } = await import('../../lib/options.js')
   const { MemoryAccountStore } = await import('../../lib/index.js')
   for (const [env, message] of [
     [{ AUTH_SESSION_IDLE_TTL: '0' }, /AUTH_SESSION_IDLE_TTL must be a whole number from 1/],

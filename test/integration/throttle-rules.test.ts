@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { MemoryAttemptStore, type AttemptOutcome, type AttemptStore, type ThrottlePolicy } from '../../lib/index.js'
 import { createPostgresSchema, PostgresAttemptStore } from '../../lib/stores/postgres/index.js'
 import { RedisAttemptStore } from '../../lib/stores/redis/index.js'
-import { admit, afterOutcome, NO_COUNTS } from '../../lib/throttle/rules.js'
+import { admit, afterOutcome, NO_COUNTS } from '../../lib/stores/attempt-rules.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const POLICY: ThrottlePolicy = { freeFailures: 2, blockMs: 300, maxBlockMs: 700, leaseMs: 250, forgetAfterMs: 600 }

@@ -1,4 +1,4 @@
-import { admit, afterOutcome, blockDuration, liveFailures, NO_COUNTS, type AttemptCounts } from '../../throttle/rules.js'
+import { admit, afterOutcome, blockDuration, liveFailures, NO_COUNTS, type AttemptCounts } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 
 interface KeyState extends AttemptCounts {

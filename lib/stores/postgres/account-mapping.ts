@@ -1,4 +1,4 @@
-import { isObject } from '../../options/rules.js'
+import { isObject } from '../../common/option-rules.js'
 import type { AccountFields } from '../types.js'
 import { quoteIdentifier, quoteName } from './sql.js'
 

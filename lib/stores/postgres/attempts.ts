@@ -1,5 +1,5 @@
 import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
-import { inFlightRetryMs } from '../../throttle/rules.js'
+import { inFlightRetryMs } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 
 export interface PostgresAttemptStoreOptions {
@@ -13,7 +13,7 @@ export interface PostgresAttemptStoreOptions {
 
 /**
  * The DDL of the attempts table and its two functions. One row per key (an HMAC of an e-mail, or
- * `device.<id>`): the counts of lib/throttle/rules.ts and the open reservations (ticket → lease end),
+ * `device.<id>`): the counts of lib/stores/attempt-rules.ts and the open reservations (ticket → lease end),
  * times in epoch ms of the database's clock. reserve and settle each lock the key's row and mirror
  * admit and afterOutcome line for line (test/integration/throttle-rules.test.ts compares them).
  */

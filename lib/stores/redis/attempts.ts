@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis'
 import { LUA_NOW } from './lua.js'
-import { inFlightRetryMs } from '../../throttle/rules.js'
+import { inFlightRetryMs } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 
 export interface RedisAttemptStoreOptions {
@@ -12,7 +12,7 @@ export interface RedisAttemptStoreOptions {
 
 // Both scripts work on two keys of one hash slot: {key}:state, a hash of failures, blockedUntil and
 // forgetAt, and {key}:leases, a sorted set of open reservations scored by their lease end. Time is the
-// Redis server's, so instances with skewed clocks agree. They mirror lib/throttle/rules.ts (admit and
+// Redis server's, so instances with skewed clocks agree. They mirror lib/stores/attempt-rules.ts (admit and
 // afterOutcome) line for line: change both together.
 const COUNTS = `local state = redis.call('HMGET', KEYS[1], 'failures', 'blockedUntil', 'forgetAt')
 local failures, blockedUntil, forgetAt = tonumber(state[1]) or 0, tonumber(state[2]) or 0, tonumber(state[3]) or 0

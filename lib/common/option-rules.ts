@@ -1,4 +1,4 @@
-import { invalidOption } from '../errors.js'
+import { invalidOption } from './errors.js'
 
 export function assert (condition: unknown, message: string): asserts condition {
   if (!condition) throw invalidOption(message)

@@ -1,22 +1,22 @@
 import { Kind } from '@sinclair/typebox'
-import type { AuthEventHandler } from '../events.js'
-import { DECORATOR_OPTION_KEYS, resolveDecorators, type DecoratorOptions, type ResolvedDecorators } from '../guard/decorators.js'
-import { resolveArgon2, type Argon2Options, type Argon2Params } from '../password/argon2-options.js'
-import type { LegacyHashFormat } from '../password/legacy/index.js'
-import { resolveHashing, resolveLegacyHashes, resolvePasswordPolicy, type HashingOptions } from '../password/options.js'
-import type { PasswordPolicyOptions, ResolvedPasswordPolicy } from '../password/policy.js'
-import { resolveReauthMaxAge, resolveRefresh, type RefreshOptions, type ResolvedRefresh } from '../session/options.js'
-import { MemoryAttemptStore } from '../stores/memory/attempts.js'
-import { MemorySessionStore } from '../stores/memory/sessions.js'
-import type { DeliverMessage } from '../messages/outbox.js'
-import { MemoryMfaStore } from '../stores/memory/mfa.js'
-import { MemoryOneTimeTokenStore } from '../stores/memory/one-time-tokens.js'
-import type { AccountStore, AttemptStore, MfaStore, OneTimeTokenStore, SessionStore, ThrottlePolicy } from '../stores/types.js'
-import { resolveDeviceTtl, resolveRateLimit, resolveThrottle, type RateLimitOptions, type ThrottleOptions } from '../throttle/options.js'
-import type { AccessTokenConfig } from '../tokens/access-tokens.js'
-import type { ResolvedKey } from '../tokens/keys.js'
-import { resolveJwt, type JwtOptions } from '../tokens/options.js'
-import { assert, checkHeaderText, checkKnownKeys, checkPath, group, isInteger, isObject, PLUGIN_NAME } from './rules.js'
+import type { AuthEventHandler } from './common/events.js'
+import { DECORATOR_OPTION_KEYS, resolveDecorators, type DecoratorOptions, type ResolvedDecorators } from './guard/decorators.js'
+import { resolveArgon2, type Argon2Options, type Argon2Params } from './password/argon2-options.js'
+import type { LegacyHashFormat } from './password/legacy/index.js'
+import { resolveHashing, resolveLegacyHashes, resolvePasswordPolicy, type HashingOptions } from './password/options.js'
+import type { PasswordPolicyOptions, ResolvedPasswordPolicy } from './password/policy.js'
+import { resolveReauthMaxAge, resolveRefresh, type RefreshOptions, type ResolvedRefresh } from './session/options.js'
+import { MemoryAttemptStore } from './stores/memory/attempts.js'
+import { MemorySessionStore } from './stores/memory/sessions.js'
+import type { DeliverMessage } from './messages/outbox.js'
+import { MemoryMfaStore } from './stores/memory/mfa.js'
+import { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
+import type { AccountStore, AttemptStore, MfaStore, OneTimeTokenStore, SessionStore, ThrottlePolicy } from './stores/types.js'
+import { resolveDeviceTtl, resolveRateLimit, resolveThrottle, type RateLimitOptions, type ThrottleOptions } from './throttle/options.js'
+import type { AccessTokenConfig } from './tokens/access-tokens.js'
+import type { ResolvedKey } from './tokens/keys.js'
+import { resolveJwt, type JwtOptions } from './tokens/options.js'
+import { assert, checkHeaderText, checkKnownKeys, checkPath, group, isInteger, isObject, PLUGIN_NAME } from './common/option-rules.js'
 
 // Each concern resolves and checks its own options beside the code that uses them (tokens/, session/,
 // password/, throttle/, guard/); this module checks the top level and puts them together.
@@ -112,7 +112,7 @@ export interface ResolvedOptions {
   argon2: Argon2Params
   pepper: Uint8Array | undefined
   passwordPolicy: ResolvedPasswordPolicy
-  /** leaseMs is derived from the other options (attemptLeaseMs in throttle/attempt-throttle.ts). */
+  /** leaseMs is derived from the other options (attemptLeaseMs in password/attempt-lease.ts). */
   throttle: Omit<ThrottlePolicy, 'leaseMs'>
   /** Seconds a device token lasts (throttle.deviceTtl). */
   deviceTtl: number

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, Reservation, ThrottlePolicy } from '../stores/types.js'
+import type { AttemptOutcome, Reservation, ThrottlePolicy } from './types.js'
 
 /**
  * The throttle's arithmetic, for stores that run it in JavaScript. RedisAttemptStore's Lua scripts

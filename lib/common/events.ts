@@ -1,5 +1,10 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import type { SessionEndReason } from './stores/types.js'
+
+/** Why a session ended: the `session.ended` event says it, and the session store records it. */
+export type SessionEndReason =
+  | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
+  /** Two factors were turned on or off in another session. */
+  | 'mfa_changed'
 
 export type LoginFailureReason =
   | 'unknown_account'

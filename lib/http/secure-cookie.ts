@@ -7,8 +7,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
  */
 export type CookieRead = { kind: 'one', token: string } | { kind: 'none' | 'several' | 'cross-site' }
 
-/** The refresh token in an HttpOnly cookie that only the plugin's routes receive (cookie mode). */
-export interface RefreshCookie {
+/**
+ * A token in an HttpOnly, Secure, SameSite=Strict cookie that only the plugin's routes receive: in cookie
+ * mode, the refresh token's cookie and the device token's.
+ */
+export interface SecureCookie {
   name: string
   path: string
   read (request: FastifyRequest): CookieRead
@@ -43,12 +46,12 @@ function appendSetCookie (reply: FastifyReply, line: string): void {
 }
 
 /**
- * The refresh cookie: HttpOnly, Secure, SameSite=Strict, limited to `prefix`, the routes' full prefix (the
+ * A cookie of cookie mode: HttpOnly, Secure, SameSite=Strict, limited to `prefix`, the routes' full prefix (the
  * host's included). A `__Host-` name must have Path=/ (browsers refuse it otherwise): it then reaches every
- * route. Written by hand (a refresh token is base64url and dots, nothing to encode), so cookie mode needs
+ * route. Written by hand (refresh and device tokens are base64url and dots, nothing to encode), so cookie mode needs
  * no cookie plugin and works on host routes too (`passwordAuth.sessions.start`).
  */
-export function createRefreshCookie (name: string, prefix: string): RefreshCookie {
+export function createSecureCookie (name: string, prefix: string): SecureCookie {
   const path = prefix === '' || name.startsWith('__Host-') ? '/' : prefix
   const attributes = `Path=${path}; HttpOnly; Secure; SameSite=Strict`
   return {
