@@ -43,7 +43,8 @@ export type { PasswordPolicyOptions } from './password/policy.js'
 export type { DeliverMessage, PasswordAuthMessage } from './messages/outbox.js'
 export type { LegacyHashFormat } from './password/legacy/index.js'
 export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
-export type { DecoratorOptions, PasswordAuthDecoratorNames } from './guard/decorators.js'
+export type { PasswordAuthDecoratorNames } from './guard/decorators.js'
+export type { DecoratorOptions } from './guard/options.js'
 export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason
 } from './common/events.js'

@@ -47,9 +47,9 @@ export function publicAccount (account: PasswordAuthAccount): PasswordAuthAccoun
  * Accepts a token only if it verifies, its session is live, and its account exists, is active and still
  * has the token's credential version. The two store reads run at once; either failing is a 503.
  */
-export function createTokenCheck (tokens: AccessTokens, accounts: AccountStore, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
+export function createTokenCheck (accessTokens: AccessTokens, accounts: AccountStore, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
   return async function checkAccessToken (request) {
-    const claims = tokens.verify(bearerToken(request.headers.authorization))
+    const claims = accessTokens.verify(bearerToken(request.headers.authorization))
     const [session, account] = await Promise.all([
       storeCall(request.log, 'sessions.get', () => sessions.get(claims.sid)),
       storeCall(request.log, 'accounts.findById', () => accounts.findById(claims.sub))

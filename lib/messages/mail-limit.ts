@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 import { reserveAttempt } from '../throttle/reserve-attempt.js'
 
 const HOUR_MS = 3_600_000
@@ -17,10 +18,10 @@ export class MailLimit {
   readonly #keyMac: Buffer
   readonly #policy: ThrottlePolicy
 
-  constructor (store: AttemptStore, limit: number, storeCall: StoreCall, keyMac: Buffer) {
+  constructor (store: AttemptStore, limit: number, storeCall: StoreCall, keyRing: KeyRing) {
     this.#store = store
     this.#storeCall = storeCall
-    this.#keyMac = keyMac
+    this.#keyMac = keyRing.derive('attempt-key').current.key
     this.#policy = { freeFailures: limit, blockMs: HOUR_MS, maxBlockMs: HOUR_MS, forgetAfterMs: HOUR_MS, leaseMs: 10_000 }
   }
 

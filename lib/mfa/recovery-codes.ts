@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
-import { purposeKey, type ResolvedKey } from '../tokens/keys.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 
 export const RECOVERY_CODE_COUNT = 10
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567'
@@ -35,8 +35,8 @@ export function normaliseRecoveryCode (code: string): string | null {
 export class RecoveryCodes {
   readonly #keys: ReadonlyArray<{ kid: string, key: Buffer }>
 
-  constructor (keys: readonly ResolvedKey[]) {
-    this.#keys = keys.filter((key) => key.refreshKey !== undefined).map((key) => ({ kid: key.kid, key: purposeKey(key, 'recovery-code') }))
+  constructor (keyRing: KeyRing) {
+    this.#keys = keyRing.derive('recovery-code').all
   }
 
   /** Ten new codes, to show once, and what the store keeps of them. */

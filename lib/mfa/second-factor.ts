@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
 import { reserveAttempt, retryAfterSeconds } from '../throttle/reserve-attempt.js'
-import type { ResolvedKey } from '../tokens/keys.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 import { RecoveryCodes } from './recovery-codes.js'
 import { SecretBox } from './secret-box.js'
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.js'
@@ -18,13 +18,25 @@ const TOTP_CODE = /^\d{6}$/
 const DAY_MS = 86_400_000
 const TOKEN_POLICY: ThrottlePolicy = Object.freeze({ freeFailures: CODES_PER_TOKEN, blockMs: DAY_MS, maxBlockMs: DAY_MS, leaseMs: 10_000, forgetAfterMs: DAY_MS })
 
-/** `retryAfter`: the account's second-factor counter is blocked (429). */
-export type CodeCheck = 'accepted' | 'rejected' | { retryAfter: number }
+/** A code check, as every caller switches on it. `throttled`: the account's code counter is blocked (429). */
+export type CodeCheck = { outcome: 'accepted' } | { outcome: 'rejected' } | { outcome: 'throttled', retryAfter: number }
+
+/**
+ * check()'s answer. `off`: the account has two factors off, nothing was checked. `spent`: a wrong code that
+ * was the one-time token's 5th (the caller kills the token).
+ */
+export type SecondFactorCheck = CodeCheck | { outcome: 'off' } | { outcome: 'spent' }
+
+/** confirm()'s answer. `no_setup`: nothing pending (or two factors already on). */
+export type ConfirmCheck = { outcome: 'accepted', recoveryCodes: string[] } | { outcome: 'no_setup' } | Exclude<CodeCheck, { outcome: 'accepted' }>
+
+const ACCEPTED = Object.freeze({ outcome: 'accepted' } as const)
+const REJECTED = Object.freeze({ outcome: 'rejected' } as const)
 
 export interface SecondFactorOptions {
   store: MfaStore
   attempts: AttemptStore
-  keys: readonly ResolvedKey[]
+  keyRing: KeyRing
   storeCall: StoreCall
   /** The blocks after the free failures, as the password throttle has them (contract §6). */
   throttle: Omit<ThrottlePolicy, 'freeFailures'>
@@ -46,13 +58,13 @@ export class SecondFactor {
   readonly #recoveryCodes: RecoveryCodes
   readonly #issuer: string
 
-  constructor ({ store, attempts, keys, storeCall, throttle, issuer }: SecondFactorOptions) {
+  constructor ({ store, attempts, keyRing, storeCall, throttle, issuer }: SecondFactorOptions) {
     this.#store = store
     this.#attempts = attempts
     this.#storeCall = storeCall
     this.#policy = Object.freeze({ ...throttle, freeFailures: FREE_CODE_FAILURES })
-    this.#box = new SecretBox(keys)
-    this.#recoveryCodes = new RecoveryCodes(keys)
+    this.#box = new SecretBox(keyRing)
+    this.#recoveryCodes = new RecoveryCodes(keyRing)
     this.#issuer = issuer
   }
 
@@ -76,36 +88,36 @@ export class SecondFactor {
   }
 
   /**
-   * Turns the pending set-up on with a current code for its secret; resolves the recovery codes to show once.
-   * 'no_setup': nothing pending (or two factors already on). The code's step is recorded, so it cannot log in.
+   * Turns the pending set-up on with a current code for its secret; accepted, it carries the recovery codes
+   * to show once. The code's step is recorded, so it cannot log in.
    */
-  async confirm (request: FastifyRequest, accountId: string, code: string): Promise<string[] | 'no_setup' | Exclude<CodeCheck, 'accepted'>> {
-    return await this.#counted(request, accountId, async () => {
+  async confirm (request: FastifyRequest, accountId: string, code: string): Promise<ConfirmCheck> {
+    return await this.#counted(request, accountId, async (): Promise<ConfirmCheck> => {
       const record = await this.#get(request, accountId)
-      if (record === null || record.enabled) return 'no_setup'
+      if (record === null || record.enabled) return { outcome: 'no_setup' }
       const secret = this.#box.open(accountId, record.secret)
       const step = secret === null || !TOTP_CODE.test(code) ? null : totpStep(secret, code, 0)
-      if (step === null) return 'rejected'
+      if (step === null) return REJECTED
       const { codes, hashes } = this.#recoveryCodes.generate(accountId)
       const enabled = await this.#storeCall(request.log, 'mfa.enable', () => this.#store.enable(accountId, record.secret, step, hashes))
-      return enabled ? codes : 'no_setup'
+      return enabled ? { outcome: 'accepted', recoveryCodes: codes } : { outcome: 'no_setup' }
     })
   }
 
   /**
-   * Checks a code: a TOTP code, or (`recovery`, the default) a recovery code, each usable once. 'off' when
-   * the account has two factors off (nothing counted); with them on, a missing code is 'rejected' without
+   * Checks a code: a TOTP code, or (`recovery`, the default) a recovery code, each usable once. `off` when
+   * the account has two factors off (nothing counted); with them on, a missing code is `rejected` without
    * counting. A code sent with a one-time token (a login challenge, a reset link) is counted under its
-   * `tokenKey` too: 'spent' once the token has had its 5 wrong codes, and the caller kills the token.
+   * `tokenKey` too: `spent` once the token has had its 5 wrong codes, and the caller kills the token.
    */
   async check (request: FastifyRequest, accountId: string, code: string | undefined, { recovery = true, tokenKey }: { recovery?: boolean, tokenKey?: string } = {}):
-  Promise<CodeCheck | 'off' | 'spent'> {
+  Promise<SecondFactorCheck> {
     const record = await this.#get(request, accountId)
-    if (record === null || !record.enabled) return 'off'
-    if (code === undefined) return 'rejected'
+    if (record === null || !record.enabled) return { outcome: 'off' }
+    if (code === undefined) return REJECTED
     const token = tokenKey === undefined ? undefined : await reserveAttempt(this.#attempts, this.#storeCall, request.log, tokenKey, TOKEN_POLICY)
     // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
-    if (token !== undefined && !('settle' in token)) return 'rejected'
+    if (token !== undefined && !('settle' in token)) return REJECTED
     let result: CodeCheck
     try {
       result = await this.#counted(request, accountId, async () => await this.#verify(request, accountId, record, code, recovery))
@@ -113,23 +125,23 @@ export class SecondFactor {
       await token?.settle('cancel').catch(() => {})
       throw err
     }
-    const blockMs = await token?.settle(result === 'rejected' ? 'failure' : result === 'accepted' ? 'success' : 'cancel') ?? 0
-    return result === 'rejected' && blockMs > 0 ? 'spent' : result
+    const blockMs = await token?.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel') ?? 0
+    return result.outcome === 'rejected' && blockMs > 0 ? { outcome: 'spent' } : result
   }
 
   /** A TOTP code above the last accepted step (which the store then advances), or an unused recovery code. */
-  async #verify (request: FastifyRequest, accountId: string, record: StoredMfa, code: string, recovery: boolean): Promise<'accepted' | 'rejected'> {
+  async #verify (request: FastifyRequest, accountId: string, record: StoredMfa, code: string, recovery: boolean): Promise<CodeCheck> {
     const typed = code.replace(/\s/g, '')
     if (TOTP_CODE.test(typed)) {
       const secret = this.#box.open(accountId, record.secret)
       const step = secret === null ? null : totpStep(secret, typed, record.lastStep)
       const accepted = step !== null && await this.#storeCall(request.log, 'mfa.acceptStep', () => this.#store.acceptStep(accountId, step))
-      return accepted ? 'accepted' : 'rejected'
+      return accepted ? ACCEPTED : REJECTED
     }
     const hashes = recovery ? this.#recoveryCodes.candidates(accountId, typed) : []
-    if (hashes.length === 0) return 'rejected'
+    if (hashes.length === 0) return REJECTED
     const used = await this.#storeCall(request.log, 'mfa.useRecoveryCode', () => this.#store.useRecoveryCode(accountId, hashes))
-    return used ? 'accepted' : 'rejected'
+    return used ? ACCEPTED : REJECTED
   }
 
   /** Ten new recovery codes replacing the old ones; null if two factors are off. */
@@ -145,13 +157,13 @@ export class SecondFactor {
   }
 
   /**
-   * Runs one code check on the account's counter: reserved first (a blocked account gets retryAfter), then
-   * settled as a success ('accepted', recovery codes) or a failure ('rejected'); anything else (a store
-   * failure, 'no_setup') counts neither way.
+   * Runs one code check on the account's counter: reserved first (a blocked account gets `throttled`), then
+   * settled as a success (`accepted`) or a failure (`rejected`); anything else (a store failure, `no_setup`)
+   * counts neither way.
    */
-  async #counted<T extends string | string[]> (request: FastifyRequest, accountId: string, run: () => Promise<T>): Promise<T | { retryAfter: number }> {
+  async #counted<T extends { outcome: string }> (request: FastifyRequest, accountId: string, run: () => Promise<T>): Promise<T | { outcome: 'throttled', retryAfter: number }> {
     const attempt = await reserveAttempt(this.#attempts, this.#storeCall, request.log, `mfa.${accountId}`, this.#policy)
-    if (!('settle' in attempt)) return { retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
+    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
     let result
     try {
       result = await run()
@@ -159,7 +171,7 @@ export class SecondFactor {
       await attempt.settle('cancel').catch(() => {})
       throw err
     }
-    await attempt.settle(result === 'rejected' ? 'failure' : Array.isArray(result) || result === 'accepted' ? 'success' : 'cancel')
+    await attempt.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel')
     return result
   }
 

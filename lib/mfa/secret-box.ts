@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { purposeKey, type ResolvedKey } from '../tokens/keys.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 
 // v1.<kid>.<96-bit IV>.<ciphertext and 128-bit tag>, base64url; the kid names the key it was sealed with.
 const FORMAT = /^v1\.([^.]{1,200})\.([\w-]{16})\.([\w-]{22,})$/
@@ -12,8 +12,8 @@ const FORMAT = /^v1\.([^.]{1,200})\.([\w-]{16})\.([\w-]{22,})$/
 export class SecretBox {
   readonly #keys: ReadonlyArray<{ kid: string, key: Buffer }>
 
-  constructor (keys: readonly ResolvedKey[]) {
-    this.#keys = keys.filter((key) => key.refreshKey !== undefined).map((key) => ({ kid: key.kid, key: purposeKey(key, 'mfa-secret') }))
+  constructor (keyRing: KeyRing) {
+    this.#keys = keyRing.derive('mfa-secret').all
   }
 
   seal (accountId: string, secret: string): string {

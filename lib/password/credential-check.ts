@@ -5,9 +5,10 @@ import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 
+/** A password check, as every caller switches on it (routes/refusals.ts answers the two that did not pass). */
 export type PasswordCheckResult =
-  | { outcome: 'verified', account: StoredAccount, hashFormat: string, needsUpgrade: boolean }
-  | { outcome: 'failed', reason: LoginFailureReason, account: StoredAccount | null }
+  | { outcome: 'accepted', account: StoredAccount, hashFormat: string, needsUpgrade: boolean }
+  | { outcome: 'rejected', reason: LoginFailureReason, account: StoredAccount | null }
   /** `device`: the request was judged on a known device's counter. */
   | { outcome: 'throttled', retryAfter: number, device: boolean }
 
@@ -43,18 +44,18 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
         // A hash in no known format costs one argon2 verification too, like every other failure.
         if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password, attempt.startBy)
         result = check.verdict === 'verified'
-          ? { outcome: 'verified', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
-          : { outcome: 'failed', reason: check.verdict, account }
+          ? { outcome: 'accepted', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
+          : { outcome: 'rejected', reason: check.verdict, account }
       } else {
         await hasher.verify(dummyHash, password, attempt.startBy)
-        result = { outcome: 'failed', reason: account === null ? 'unknown_account' : 'inactive_account', account }
+        result = { outcome: 'rejected', reason: account === null ? 'unknown_account' : 'inactive_account', account }
       }
     } catch (err) {
       // Undecided (store down, hashing at capacity): the attempt counts neither way.
       await attempt.settle('cancel').catch(() => {})
       throw err
     }
-    const blockMs = await attempt.settle(result.outcome === 'verified' ? 'success' : 'failure')
+    const blockMs = await attempt.settle(result.outcome === 'accepted' ? 'success' : 'failure')
     if (blockMs > 0) {
       emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: deviceId !== null, seconds: Math.ceil(blockMs / 1000) })
     }

@@ -1,7 +1,35 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { EmitEvent } from '../common/events.js'
 import { assert, group, isInteger } from '../common/option-rules.js'
-import { defaultHashConcurrency } from './hash-queue.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AccountStore } from '../stores/types.js'
+import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
+import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
+import { attemptLeaseMs } from './attempt-lease.js'
+import { createPasswordCheck, type CheckPassword } from './credential-check.js'
+import { defaultHashConcurrency, HashQueue } from './hash-queue.js'
+import { PasswordHasher } from './hasher.js'
 import { BUILT_IN_FORMATS, type LegacyHashFormat } from './legacy/index.js'
-import { DEFAULT_PASSWORD_POLICY, type PasswordPolicyOptions, type ResolvedPasswordPolicy } from './policy.js'
+import { createPasswordPolicy, DEFAULT_PASSWORD_POLICY, type PasswordPolicy, type PasswordPolicyOptions, type ResolvedPasswordPolicy } from './policy.js'
+
+/** The plugin options password/ reads. */
+export interface PasswordPluginOptions {
+  /** argon2id costs and pepper; `hashPassword(password, argon2)` takes the same object. */
+  argon2?: Argon2Options
+  passwordPolicy?: PasswordPolicyOptions
+  hashing?: HashingOptions
+  /**
+   * Your own stored-hash formats, verified at login and then replaced by argon2id. Tried in order, after
+   * argon2 and before the built-in bcrypt, scrypt and Django PBKDF2 formats.
+   */
+  legacyHashes?: LegacyHashFormat[]
+  /**
+   * After a successful Login, replace a legacy hash (or argon2 with weaker costs) by argon2id with the
+   * configured costs (default true). `false` keeps every stored hash as it is, for as long as an older
+   * system that cannot read argon2id still checks passwords against the same table.
+   */
+  upgradeHashes?: boolean
+}
 
 export interface HashingOptions {
   /** argon2 operations running at once; default: cores + 1, at most the libuv thread pool size minus one. */
@@ -10,7 +38,29 @@ export interface HashingOptions {
   maxQueue?: number
 }
 
-export function resolvePasswordPolicy (policy: PasswordPolicyOptions | undefined): ResolvedPasswordPolicy {
+export interface ResolvedPassword {
+  argon2: Argon2Params
+  pepper: Uint8Array | undefined
+  policy: ResolvedPasswordPolicy
+  hashing: Required<HashingOptions>
+  legacyHashes: readonly LegacyHashFormat[]
+  upgradeHashes: boolean
+  /** How long an unsettled password attempt counts, from the hashing costs (password/attempt-lease.ts). */
+  leaseMs: number
+}
+
+/** `storeTimeout`: a password attempt waits for three store calls at most (attemptLeaseMs). */
+export function resolvePassword (options: PasswordPluginOptions, storeTimeout: number): ResolvedPassword {
+  const { upgradeHashes = true } = options
+  assert(typeof upgradeHashes === 'boolean', 'upgradeHashes must be true or false')
+  const { params: argon2, pepper } = resolveArgon2(options.argon2)
+  const policy = resolvePasswordPolicy(options.passwordPolicy)
+  const hashing = resolveHashing(options.hashing)
+  const legacyHashes = resolveLegacyHashes(options.legacyHashes)
+  return { argon2, pepper, policy, hashing, legacyHashes, upgradeHashes, leaseMs: attemptLeaseMs({ storeTimeout, argon2, hashing }) }
+}
+
+function resolvePasswordPolicy (policy: PasswordPolicyOptions | undefined): ResolvedPasswordPolicy {
   const {
     minLength = DEFAULT_PASSWORD_POLICY.minLength,
     maxLength = DEFAULT_PASSWORD_POLICY.maxLength,
@@ -24,7 +74,7 @@ export function resolvePasswordPolicy (policy: PasswordPolicyOptions | undefined
   return { minLength, maxLength, common, check }
 }
 
-export function resolveHashing (options: HashingOptions | undefined): Required<HashingOptions> {
+function resolveHashing (options: HashingOptions | undefined): Required<HashingOptions> {
   const hashing = group(options, ['concurrency', 'maxQueue'], 'hashing')
   const { concurrency = defaultHashConcurrency() } = hashing
   assert(isInteger(concurrency, 1, 1024), 'hashing.concurrency must be a whole number from 1 to 1024')
@@ -33,7 +83,7 @@ export function resolveHashing (options: HashingOptions | undefined): Required<H
   return { concurrency, maxQueue }
 }
 
-export function resolveLegacyHashes (legacyHashes: unknown = []): readonly LegacyHashFormat[] {
+function resolveLegacyHashes (legacyHashes: unknown = []): readonly LegacyHashFormat[] {
   assert(Array.isArray(legacyHashes), 'legacyHashes must be an array of { name, test, verify }')
   const names = new Set<string>(BUILT_IN_FORMATS)
   legacyHashes.forEach((format: Partial<LegacyHashFormat> | null, index) => {
@@ -46,4 +96,30 @@ export function resolveLegacyHashes (legacyHashes: unknown = []): readonly Legac
     names.add(format.name)
   })
   return Object.freeze([...legacyHashes])
+}
+
+interface Parts {
+  accounts: AccountStore
+  throttle: AttemptThrottle
+  storeCall: StoreCall
+  emit: EmitEvent
+  log: FastifyBaseLogger
+}
+
+export interface PasswordParts {
+  /** Where every argon2 run waits: a full one sheds Login's context at once. */
+  hashQueue: HashQueue
+  hasher: PasswordHasher
+  policy: PasswordPolicy
+  checkPassword: CheckPassword
+  /** Whether a Login replaces a legacy or weaker hash (the upgradeHashes option). */
+  upgradeHashes: boolean
+}
+
+/** The hasher and its queue, the policy, and the password check (one argon2 run, against a dummy hash when there is no account). */
+export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, storeCall, emit, log }: Parts): Promise<PasswordParts> {
+  const hashQueue = new HashQueue(resolved.hashing.concurrency, resolved.hashing.maxQueue)
+  const hasher = new PasswordHasher(resolved.argon2, resolved.pepper, hashQueue, { legacyHashes: resolved.legacyHashes, log })
+  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash() })
+  return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy), checkPassword, upgradeHashes: resolved.upgradeHashes }
 }

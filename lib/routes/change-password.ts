@@ -6,6 +6,7 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
+import { refusePassword } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox } = context
@@ -34,13 +35,11 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
     const result = await checkPassword(request, email, currentPassword, knownDevices.recognise(request, email))
-    if (result.outcome === 'throttled') {
-      emit(request, { type: 'password.change_failed', reason: 'throttled', email, device: result.device })
-      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
-    }
-    if (result.outcome === 'failed') {
-      emit(request, { type: 'password.change_failed', reason: result.reason, accountId: result.account?.id, email })
-      throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
+    if (result.outcome !== 'accepted') {
+      emit(request, result.outcome === 'throttled'
+        ? { type: 'password.change_failed', reason: 'throttled', email, device: result.device }
+        : { type: 'password.change_failed', reason: result.reason, accountId: result.account?.id, email })
+      throw refusePassword(result)
     }
 
     const { account } = result

@@ -4,14 +4,14 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { ForgotPasswordBody } from '../http/schemas.js'
 import { normalizeEmail } from '../stores/email.js'
 import type { RouteContext } from './context.js'
+import type { PasswordResetRoutes } from './options.js'
 
 /**
  * POST /ForgotPassword: one 202 for every address. Before the answer only the account lookup runs, the
  * same for every address (a store outage is a 503 for all alike); the message limit, the token and the
  * delivery happen after it, so neither store nor mail time shows.
  */
-export function registerForgotPassword (app: FastifyInstance, { accounts, storeCall, passwordReset, outbox, mailLimit, oneTimeTokens: tokens, emit }: RouteContext): void {
-  const { ttlMs } = passwordReset!
+export function registerForgotPassword (app: FastifyInstance, { accounts, storeCall, outbox, mailLimit, oneTimeTokens, emit }: RouteContext, { ttlMs }: PasswordResetRoutes): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ForgotPassword', {
     schema: {
       summary: 'Ask for a password reset link',
@@ -35,7 +35,7 @@ export function registerForgotPassword (app: FastifyInstance, { accounts, storeC
         emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'limited' })
         return
       }
-      const token = await tokens.issue(request, 'password_reset', account, ttlMs)
+      const token = await oneTimeTokens.issue(request, 'password_reset', account, ttlMs)
       outbox.send(request, { type: 'password_reset', to: account.email, token, expiresAt: Date.now() + ttlMs, accountId: account.id })
       emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'sent' })
     })

@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { normalizeEmail } from '../stores/email.js'
-import { requestError } from '../common/errors.js'
 import { tokenBody } from '../session/token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { Type } from '@sinclair/typebox'
@@ -9,10 +8,11 @@ import { documentedTokenReply, LoginBody, MfaChallengeReply } from '../http/sche
 import type { StoredAccount } from '../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
+import { refusePassword } from './refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, cookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
-  const tokenReply = documentedTokenReply({ refresh, cookie: cookie !== undefined, device: true })
+  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
+  const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
 
   /**
    * Replaces a legacy hash, or an argon2 hash with weaker parameters, by argon2id with the configured
@@ -39,9 +39,9 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       body: LoginBody,
       response: {
         200: secondFactor === undefined
-          ? jsonResponse('Logged in: an access token and, with refresh on, a refresh token.', tokenReply, cookie === undefined ? {} : setCookieHeader(cookie, 'set'))
+          ? jsonResponse('Logged in: an access token and, with refresh on, a refresh token.', documentedReply, refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set'))
           : jsonResponse('Logged in; or, for an account with two factors on, only a challenge to answer at LoginMfa with a code.',
-            Type.Union([tokenReply, MfaChallengeReply]), cookie === undefined ? {} : setCookieHeader(cookie, 'set')),
+            Type.Union([documentedReply, MfaChallengeReply]), refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
         ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
@@ -49,13 +49,11 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     const email = normalizeEmail(request.body.email)
     const deviceId = knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
-    if (result.outcome === 'throttled') {
-      emit(request, { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device })
-      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
-    }
-    if (result.outcome === 'failed') {
-      emit(request, { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
-      throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
+    if (result.outcome !== 'accepted') {
+      emit(request, result.outcome === 'throttled'
+        ? { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device }
+        : { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
+      throw refusePassword(result)
     }
     if (result.needsUpgrade && upgradeHashes) {
       const { password } = request.body
@@ -71,8 +69,8 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       emit(request, { type: 'login.mfa_required', accountId: result.account.id, email })
       return { mfaRequired: true as const, mfaToken, mfaExpiresIn: Math.floor(mfaTtlMs / 1000) }
     }
-    const { sessionId, tokens } = await sessionService.start(request, result.account)
+    const { sessionId, tokenReply } = await sessionService.start(request, result.account)
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
-    return { ...tokenBody(reply, tokens, cookie), ...knownDevices.issue(reply, email, deviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, email, deviceId) }
   })
 }

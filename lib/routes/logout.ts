@@ -6,27 +6,27 @@ import { noContentResponse, problemResponses, setCookieHeader } from '../http/op
 import type { RouteContext } from './context.js'
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, accessTokens, sessionService, storeCall, emit, cookie } = context
+  const { accounts, accessTokens, sessionService, storeCall, emit, refreshCookie } = context
 
   app.post('/Logout', {
     schema: {
       summary: 'Log out: end the session of the presented access token',
       description: 'Needs the header `Authorization: Bearer <access token>`. The token, every other access token of its session and the ' +
         'session\'s refresh token stop working at once, on every instance sharing the session store. The body is ignored.' +
-        (cookie === undefined ? '' : ' Cookie mode: without a usable access token, the refresh cookie\'s session ends instead; every answer clears the cookie.'),
+        (refreshCookie === undefined ? '' : ' Cookie mode: without a usable access token, the refresh cookie\'s session ends instead; every answer clears the cookie.'),
       tags: ['Auth'],
       response: {
-        204: noContentResponse('Logged out.', cookie === undefined ? {} : setCookieHeader(cookie, 'cleared')),
+        204: noContentResponse('Logged out.', refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'cleared')),
         ...problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_BODY_TOO_LARGE', 'FST_PWAUTH_UNAVAILABLE'],
-          cookie === undefined ? {} : { 401: setCookieHeader(cookie, 'cleared') })
+          refreshCookie === undefined ? {} : { 401: setCookieHeader(refreshCookie, 'cleared') })
       }
     }
   }, async (request, reply) => {
-    if (cookie === undefined) {
+    if (refreshCookie === undefined) {
       await endBearerSession(request)
       return await reply.code(204).send()
     }
-    const sent = cookie.read(request)
+    const sent = refreshCookie.read(request)
     try {
       await endBearerSession(request).catch(async (err: unknown) => {
         // A browser whose access token expired can still log out: by its refresh cookie.
@@ -37,10 +37,10 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
       })
     } catch (err) {
       // Every 401 clears the cookie, except when several arrived: clearing might delete the real one.
-      if (isTokenError(err) && sent.kind !== 'several') cookie.clear(reply)
+      if (isTokenError(err) && sent.kind !== 'several') refreshCookie.clear(reply)
       throw err
     }
-    cookie.clear(reply)
+    refreshCookie.clear(reply)
     // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
     return await reply.code(204).send()
   })

@@ -1,15 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
 import { AnyCodeBody, TotpCodeBody } from '../http/schemas.js'
-import type { CodeCheck, SecondFactor } from '../mfa/second-factor.js'
-import type { MfaRoute } from '../common/events.js'
-import type { RouteContext } from './context.js'
-
-type MfaContext = RouteContext & { secondFactor: SecondFactor }
+import type { MfaRouteContext } from './context.js'
+import { refuseCode } from './refusals.js'
 
 const RecoveryCodesReply = Type.Object({
   recoveryCodes: Type.Array(Type.String(), { description: 'Ten codes, each usable once instead of a TOTP code. Shown this once: keep them somewhere safe.' })
@@ -32,19 +29,8 @@ function guarded<Schema extends { body?: TSchema, response: Record<number, unkno
   }
 }
 
-/** A refused or throttled code: the event, then 401 or 429. */
-function codeFailure (context: MfaContext, request: FastifyRequest, route: MfaRoute, check: Exclude<CodeCheck | 'off' | 'spent', 'accepted'>): Error {
-  const accountId = accountOf(request)!.id
-  if (typeof check === 'object') {
-    context.emit(request, { type: 'mfa.failed', route, reason: 'throttled', accountId })
-    return requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
-  }
-  context.emit(request, { type: 'mfa.failed', route, reason: 'invalid', accountId })
-  return requestError('FST_PWAUTH_MFA_CODE_INVALID')
-}
-
 /** GET /Mfa and POST /Mfa/Setup: no body, so they live with the routes that ignore theirs. */
-export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMaxAge }: MfaContext): void {
+export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMaxAge }: MfaRouteContext): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get('/Mfa', {
     onRequest: authenticate,
     schema: {
@@ -78,7 +64,7 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMa
 }
 
 /** POST /Mfa/Confirm, /Mfa/RecoveryCodes and /Mfa/Disable: a code in a JSON body. */
-export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): void {
+export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContext): void {
   const { secondFactor, sessionService, outbox, emit, reauthMaxAge } = context
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -88,15 +74,15 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
   }), async (request) => {
     const account = accountOf(request)!
     const result = await secondFactor.confirm(request, account.id, request.body.code)
-    if (result === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
-    if (!Array.isArray(result)) throw codeFailure(context, request, 'Mfa/Confirm', result)
+    if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
+    if (result.outcome !== 'accepted') throw refuseCode(emit, request, 'Mfa/Confirm', account.id, result)
     const sessionId = sessionOf(request)!.id
     emit(request, { type: 'mfa.enabled', accountId: account.id })
     // This session proved the code; the others proved only a password.
     await sessionService.reauthenticate(request, sessionId, true)
     await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
     outbox.send(request, { type: 'mfa_enabled', to: account.email, accountId: account.id })
-    return { recoveryCodes: result }
+    return { recoveryCodes: result.recoveryCodes }
   })
 
   routes.post('/Mfa/RecoveryCodes', guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.', {
@@ -105,7 +91,7 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
   }), async (request) => {
     const account = accountOf(request)!
     const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false })
-    if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/RecoveryCodes', check)
+    if (check.outcome !== 'accepted') throw refuseCode(emit, request, 'Mfa/RecoveryCodes', account.id, check)
     const codes = await secondFactor.replaceRecoveryCodes(request, account.id)
     if (codes === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
     emit(request, { type: 'mfa.recovery_codes_replaced', accountId: account.id })
@@ -118,7 +104,7 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaContext): v
   }), async (request, reply) => {
     const account = accountOf(request)!
     const check = await secondFactor.check(request, account.id, request.body.code)
-    if (check !== 'accepted') throw codeFailure(context, request, 'Mfa/Disable', check)
+    if (check.outcome !== 'accepted') throw refuseCode(emit, request, 'Mfa/Disable', account.id, check)
     if (await secondFactor.disable(request, account.id)) {
       emit(request, { type: 'mfa.disabled', accountId: account.id })
       await sessionService.endOthers(request, account.id, sessionOf(request)!.id, 'mfa_changed')

@@ -5,6 +5,10 @@ import { authenticate, sessionOf, accountOf } from '../guard/authenticate.js'
 import { authenticateResponses, BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { ReauthenticateBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'
+import { refuseCode, refusePassword, type RefusedPassword } from './refusals.js'
+
+const OTHER_ACCOUNT: RefusedPassword = { outcome: 'rejected', reason: 'unknown_account', account: null }
+const MFA_OFF = { outcome: 'off' } as const
 
 /**
  * POST /Reauthenticate: the signed-in user proves the password again before a sensitive action. A
@@ -30,27 +34,19 @@ export function registerReauthenticate (app: FastifyInstance, { checkPassword, k
   }, async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
-    const result = await checkPassword(request, account.email, request.body.password, knownDevices.recognise(request, account.email))
-    if (result.outcome === 'throttled') {
-      emit(request, { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device })
-      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: result.retryAfter })
-    }
+    const checked = await checkPassword(request, account.email, request.body.password, knownDevices.recognise(request, account.email))
     // The e-mail could name another account only if the store changed under us: that is a failure too.
-    if (result.outcome === 'failed' || result.account.id !== account.id) {
-      emit(request, { type: 'session.reauthentication_failed', reason: result.outcome === 'failed' ? result.reason : 'unknown_account', accountId: account.id, sessionId })
-      throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
+    const result = checked.outcome === 'accepted' && checked.account.id !== account.id ? OTHER_ACCOUNT : checked
+    if (result.outcome !== 'accepted') {
+      emit(request, result.outcome === 'throttled'
+        ? { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device }
+        : { type: 'session.reauthentication_failed', reason: result.reason, accountId: account.id, sessionId })
+      throw refusePassword(result)
     }
     // With two factors on, a code too: this session has then proved both.
-    const check = secondFactor === undefined ? 'off' : await secondFactor.check(request, account.id, request.body.code)
-    if (typeof check === 'object') {
-      emit(request, { type: 'mfa.failed', route: 'Reauthenticate', reason: 'throttled', accountId: account.id })
-      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
-    }
-    if (check !== 'off' && check !== 'accepted') {
-      emit(request, { type: 'mfa.failed', route: 'Reauthenticate', reason: 'invalid', accountId: account.id })
-      throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
-    }
-    if (!await sessionService.reauthenticate(request, sessionId, check === 'accepted')) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code)
+    if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(emit, request, 'Reauthenticate', account.id, check)
+    if (!await sessionService.reauthenticate(request, sessionId, check.outcome === 'accepted')) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
     return await reply.code(204).send()
   })

@@ -4,15 +4,15 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { registerBody } from '../http/schemas.js'
 import { normalizeEmail } from '../stores/email.js'
 import type { RouteContext } from './context.js'
+import type { RegistrationRoutes } from './options.js'
 
 /**
  * POST /Register: the checks that depend on the body alone first; then one 202 for a new, pending, taken
  * or inactive address, each branch paying one argon2id hash. What differs (a pending registration and
  * its link, or an account_exists message, or nothing) happens after the answer.
  */
-export function registerRegister (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, storeCall, emit, outbox, mailLimit, oneTimeTokens: tokens, registration } = context
-  const { ttlMs, fields: fieldSchemas } = registration!
+export function registerRegister (app: FastifyInstance, context: RouteContext, { ttlMs, fields: fieldSchemas }: RegistrationRoutes): void {
+  const { accounts, hasher, policy, storeCall, emit, outbox, mailLimit, oneTimeTokens } = context
   const fieldNames = Object.keys(fieldSchemas)
 
   app.post('/Register', {
@@ -51,7 +51,7 @@ export function registerRegister (app: FastifyInstance, context: RouteContext): 
         emit(request, { type: 'account.registration_requested', email, accountId: account.id, outcome: 'account_exists' })
         return
       }
-      const token = await tokens.issueRegistration(request, email, passwordHash, fields, ttlMs)
+      const token = await oneTimeTokens.issueRegistration(request, email, passwordHash, fields, ttlMs)
       outbox.send(request, { type: 'verify_email', to: email, token, expiresAt: Date.now() + ttlMs })
       emit(request, { type: 'account.registration_requested', email, outcome: 'sent' })
     })

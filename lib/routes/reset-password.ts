@@ -6,6 +6,7 @@ import { ResetPasswordBody, withDocumentedNewPassword } from '../http/schemas.js
 import { validateAs } from '../http/validation.js'
 import type { OneTimeToken, StoredAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
+import { refuseCode } from './refusals.js'
 
 /**
  * POST /ResetPassword: every check that can fail comes before the token is used up (a refused password
@@ -13,7 +14,7 @@ import type { RouteContext } from './context.js'
  * compare-and-set of the hash that advances the credential version. Every session ends.
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens: tokens, secondFactor } = context
+  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor } = context
 
   /**
    * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on
@@ -21,19 +22,14 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
    */
   async function checkCode (request: FastifyRequest, account: StoredAccount, token: string, code: string | undefined): Promise<void> {
     if (secondFactor === undefined) return
-    const check = await secondFactor.check(request, account.id, code, { tokenKey: tokens.codeAttemptsKey(token)! })
-    if (check === 'accepted' || check === 'off') return
-    if (typeof check === 'object') {
-      emit(request, { type: 'mfa.failed', route: 'ResetPassword', reason: 'throttled', accountId: account.id })
-      throw requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
-    }
-    if (check === 'spent') await tokens.consume(request, token, 'password_reset').catch(() => {})
-    emit(request, { type: 'mfa.failed', route: 'ResetPassword', reason: 'invalid', accountId: account.id })
-    throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
+    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(token)! })
+    if (check.outcome === 'accepted' || check.outcome === 'off') return
+    if (check.outcome === 'spent') await oneTimeTokens.consume(request, token, 'password_reset').catch(() => {})
+    throw refuseCode(emit, request, 'ResetPassword', account.id, check)
   }
 
   /** The account a live token still stands for: same id, e-mail and credential version, and active. */
-  async function accountOf (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {
+  async function accountOfToken (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {
     if (token === null) return null
     const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(token.email))
     const current = account !== null && account.active && account.id === token.accountId && account.credentialVersion === token.credentialVersion
@@ -61,15 +57,15 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
   }, async (request, reply) => {
     const { token, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
-    const found = await tokens.find(request, token, 'password_reset')
-    const account = await accountOf(request, found)
+    const found = await oneTimeTokens.find(request, token, 'password_reset')
+    const account = await accountOfToken(request, found)
     if (account === null) throw invalid(request, found?.accountId)
     const reasons = await policy.evaluate(newPassword, undefined, account.email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     await checkCode(request, account, token, request.body.code)
 
     const newHash = await hasher.hash(newPassword)
-    if (await tokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
+    if (await oneTimeTokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
     const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
       id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
     }))

@@ -10,7 +10,7 @@ import type { RouteContext } from './context.js'
  * atomically, and the store's create() refuses an address that got an account in the meantime (another
  * pending registration of it verified first). It does not log in.
  */
-export function registerVerifyEmail (app: FastifyInstance, { accounts, storeCall, emit, oneTimeTokens: tokens }: RouteContext): void {
+export function registerVerifyEmail (app: FastifyInstance, { accounts, storeCall, emit, oneTimeTokens }: RouteContext): void {
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'taken'): Error {
     emit(request, { type: 'account.verification_failed', reason })
     return requestError('FST_PWAUTH_VERIFY_TOKEN_INVALID')
@@ -29,7 +29,7 @@ export function registerVerifyEmail (app: FastifyInstance, { accounts, storeCall
     }
   }, async (request, reply) => {
     const { token } = request.body
-    const pending = await tokens.consume(request, token, 'verify_email')
+    const pending = await oneTimeTokens.consume(request, token, 'verify_email')
     if (pending === null || pending.passwordHash === undefined) throw invalid(request, 'invalid_token')
     const account = await storeCall(request.log, 'accounts.create', async () =>
       await accounts.create!({ email: pending.email, passwordHash: pending.passwordHash!, fields: pending.fields ?? {} }))

@@ -28,15 +28,15 @@ interface Parts {
   sessionService: SessionService
   accounts: AccountStore
   storeCall: StoreCall
-  cookie: SecureCookie | undefined
+  refreshCookie: SecureCookie | undefined
 }
 
-export function createSessionApi ({ sessionService, accounts, storeCall, cookie }: Parts): SessionApi {
+export function createSessionApi ({ sessionService, accounts, storeCall, refreshCookie }: Parts): SessionApi {
   return {
     start: async (accountId, { request, reply }) => {
       const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(accountId))
       if (account === null || !account.active) return null
-      return tokenBody(reply, (await sessionService.start(request, account)).tokens, cookie)
+      return tokenBody(reply, (await sessionService.start(request, account)).tokenReply, refreshCookie)
     },
     list: async (accountId, { request } = {}) => await sessionService.list(request, accountId),
     end: async (sessionId, { request, accountId } = {}) => {

@@ -1,5 +1,25 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { EmitEvent } from '../common/events.js'
 import { assert, group, isInteger, isObject } from '../common/option-rules.js'
-import type { SessionPolicy } from '../stores/types.js'
+import { createSecureCookie, type SecureCookie } from '../http/secure-cookie.js'
+import { checkStore } from '../stores/check-store.js'
+import { MemorySessionStore } from '../stores/memory/sessions.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AccountStore, SessionPolicy, SessionStore } from '../stores/types.js'
+import type { AccessTokens } from '../tokens/access-tokens.js'
+import type { KeyRing } from '../tokens/key-ring.js'
+import { RefreshTokens } from './refresh-tokens.js'
+import { SessionService } from './service.js'
+
+/** The plugin options session/ reads. */
+export interface SessionPluginOptions {
+  /** Sessions; default in memory (share one store between instances). */
+  sessions?: SessionStore
+  /** Refresh tokens (on by default); `false` turns them off, and a session is then one access token. */
+  refresh?: RefreshOptions | false
+  /** Seconds a password proof counts as recent for ending sessions (default 300). */
+  reauthMaxAge?: number
+}
 
 export interface RefreshOptions {
   /** Seconds a session may go without a refresh before it ends (default 604800, 7 days). */
@@ -21,7 +41,20 @@ export interface ResolvedRefresh {
 
 const COOKIE_NAME = /^[!#$%&'*+.^\w`|~-]{1,64}$/
 
-export function resolveRefresh (refresh: RefreshOptions | false | undefined, accessTokenSeconds: number): ResolvedRefresh {
+export interface ResolvedSessions {
+  store: SessionStore
+  refresh: ResolvedRefresh
+  /** Seconds a password proof counts as recent for the plugin's own sensitive routes. */
+  reauthMaxAge: number
+}
+
+/** `accessTokenSeconds`: without refresh tokens, a session lives as long as its one access token. */
+export function resolveSessions ({ sessions, refresh, reauthMaxAge }: SessionPluginOptions, accessTokenSeconds: number): ResolvedSessions {
+  if (sessions !== undefined) checkStore('sessions', sessions)
+  return { store: sessions ?? new MemorySessionStore(), refresh: resolveRefresh(refresh, accessTokenSeconds), reauthMaxAge: resolveReauthMaxAge(reauthMaxAge) }
+}
+
+function resolveRefresh (refresh: RefreshOptions | false | undefined, accessTokenSeconds: number): ResolvedRefresh {
   if (refresh === false) {
     // A session is its one access token: it ends when the token expires.
     const lifetime = accessTokenSeconds * 1000
@@ -43,7 +76,41 @@ export function resolveRefresh (refresh: RefreshOptions | false | undefined, acc
 }
 
 /** Seconds a password proof counts as recent for the plugin's own sensitive routes (default 300). */
-export function resolveReauthMaxAge (reauthMaxAge: unknown = 300): number {
+function resolveReauthMaxAge (reauthMaxAge: unknown = 300): number {
   assert(isInteger(reauthMaxAge, 1, 86_400), 'reauthMaxAge must be a whole number of seconds from 1 to 86400')
   return reauthMaxAge
+}
+
+/** Cookie mode: the refresh token's cookie and, beside it, the device token's (throttle/known-devices.ts). */
+export interface SessionCookies {
+  refresh: SecureCookie
+  device: SecureCookie
+}
+
+interface Parts {
+  accounts: AccountStore
+  accessTokens: AccessTokens
+  keyRing: KeyRing
+  storeCall: StoreCall
+  emit: EmitEvent
+  log: FastifyBaseLogger
+  /** The routes' full prefix, the host's included: the cookies' path. */
+  fullPrefix: string
+}
+
+/** The session service, and in cookie mode its cookies. */
+export function createSessions ({ store, refresh }: ResolvedSessions, { accounts, accessTokens, keyRing, storeCall, emit, log, fullPrefix }: Parts):
+{ sessionService: SessionService, cookies: SessionCookies | undefined } {
+  const sessionService = new SessionService({
+    store, accounts, accessTokens, refreshTokens: new RefreshTokens(keyRing), storeCall, emit, policy: refresh.policy, refresh: refresh.enabled, log
+  })
+  const cookies = refresh.cookie === undefined
+    ? undefined
+    : { refresh: createSecureCookie(refresh.cookie, fullPrefix), device: createSecureCookie(deviceCookieName(refresh.cookie), fullPrefix) }
+  return { sessionService, cookies }
+}
+
+/** The device cookie's name beside the refresh cookie's: `…-refresh` becomes `…-device`, any other name gets `-device`. */
+function deviceCookieName (refreshCookieName: string): string {
+  return refreshCookieName.replace(/-refresh$/, '') + '-device'
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import type { ResolvedKey } from '../tokens/keys.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 
 /** What a refresh token says: its session, its generation and the session's start. */
 export interface RefreshTokenFields {
@@ -15,7 +15,7 @@ const MAC_LABEL = 'fastify-password-auth refresh-token v1\0'
 
 /**
  * Refresh tokens are computed, not stored: an HMAC over the session id, the generation and the start
- * time, with a key derived from the JWT keys. Stores keep only the generation counter, so a database
+ * time, with the 'refresh-token' key of each JWT key (tokens/key-ring.ts). Stores keep only the generation counter, so a database
  * dump cannot refresh a session, and the grace answer can hand out the very token the first refresh did.
  */
 export class RefreshTokens {
@@ -23,9 +23,10 @@ export class RefreshTokens {
   readonly currentKeyId: string
   readonly #keys: ReadonlyArray<{ kid: string, key: Buffer }>
 
-  constructor (keys: ResolvedKey[]) {
-    this.#keys = keys.flatMap(({ kid, refreshKey }) => refreshKey === undefined ? [] : [{ kid, key: refreshKey }])
-    this.currentKeyId = this.#keys[0]!.kid
+  constructor (keyRing: KeyRing) {
+    const { current, all } = keyRing.derive('refresh-token')
+    this.#keys = all
+    this.currentKeyId = current.kid
   }
 
   /** The token of a generation; `keyId` names the key it was first made with (the current key if that one is gone). */

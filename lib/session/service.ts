@@ -68,7 +68,7 @@ export class SessionService {
   }
 
   /** Starts a session for an account that just proved its password (and, `mfa`, a second factor). */
-  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false): Promise<{ sessionId: string, tokens: TokenReply }> {
+  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
     const sessionId = randomBytes(16).toString('base64url')
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
@@ -76,7 +76,7 @@ export class SessionService {
       id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
-    return { sessionId, tokens: this.#tokens(account, sessionId, 0, keyId, times, mfa) }
+    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa) }
   }
 
   /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
@@ -100,7 +100,7 @@ export class SessionService {
         await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
       if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
         this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
-        return this.#tokens(account, sessionId, result.generation, result.keyId, result, result.mfa === true)
+        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true)
       }
       if (result.outcome === 'reused') {
         this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
@@ -171,7 +171,7 @@ export class SessionService {
     return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
   }
 
-  #tokens (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean): TokenReply {
+  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean): TokenReply {
     const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa }
     const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
     if (this.refreshEnabled) {

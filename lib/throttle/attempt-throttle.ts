@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import { reserveAttempt, retryAfterSeconds } from './reserve-attempt.js'
 
@@ -29,9 +30,9 @@ export class AttemptThrottle {
 
   readonly #keyMac: Buffer
 
-  constructor (store: AttemptStore, policy: ThrottlePolicy, storeCall: StoreCall, keyMac: Buffer) {
+  constructor (store: AttemptStore, policy: ThrottlePolicy, storeCall: StoreCall, keyRing: KeyRing) {
     this.#store = store
-    this.#keyMac = keyMac
+    this.#keyMac = keyRing.derive('attempt-key').current.key
     this.#storeCall = storeCall
     this.policy = Object.freeze({ ...policy })
   }

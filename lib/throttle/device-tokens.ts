@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { purposeKey, type ResolvedKey } from '../tokens/keys.js'
+import type { KeyRing } from '../tokens/key-ring.js'
 
 // <device id: 128 bits>.<expiry, epoch seconds in base 36>.<HMAC-SHA256 over both and the e-mail>
 const FORMAT = /^([\w-]{22})\.([0-9a-z]{1,9})\.([\w-]{43})$/
@@ -16,8 +16,8 @@ export class DeviceTokens {
   readonly ttlSeconds: number
   readonly #keys: readonly Buffer[]
 
-  constructor (keys: readonly ResolvedKey[], ttlSeconds: number) {
-    this.#keys = keys.filter((key) => key.refreshKey !== undefined).map((key) => purposeKey(key, 'device-token'))
+  constructor (keyRing: KeyRing, ttlSeconds: number) {
+    this.#keys = keyRing.derive('device-token').all.map(({ key }) => key)
     this.ttlSeconds = ttlSeconds
   }
 

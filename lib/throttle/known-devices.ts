@@ -13,26 +13,21 @@ export interface KnownDevices {
   issue (reply: FastifyReply, email: string, deviceId: string | null): { deviceToken?: string }
 }
 
-/** `cookie`: the device cookie in cookie mode (the refresh cookie's path and attributes). */
-export function createKnownDevices (tokens: DeviceTokens, cookie: SecureCookie | undefined): KnownDevices {
+/** `cookie`: the device cookie in cookie mode (session/options.ts names it after the refresh cookie). */
+export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined): KnownDevices {
   return {
     recognise (request, email) {
       const body = request.body as { deviceToken?: unknown } | undefined
-      const fromBody = tokens.read(body?.deviceToken, email)
+      const fromBody = deviceTokens.read(body?.deviceToken, email)
       if (fromBody !== null || cookie === undefined) return fromBody
       const read = cookie.read(request)
-      return read.kind === 'one' ? tokens.read(read.token, email) : null
+      return read.kind === 'one' ? deviceTokens.read(read.token, email) : null
     },
     issue (reply, email, deviceId) {
-      const deviceToken = tokens.mint(email, deviceId ?? undefined)
+      const deviceToken = deviceTokens.mint(email, deviceId ?? undefined)
       if (cookie === undefined) return { deviceToken }
-      cookie.set(reply, deviceToken, tokens.ttlSeconds)
+      cookie.set(reply, deviceToken, deviceTokens.ttlSeconds)
       return {}
     }
   }
-}
-
-/** The device cookie's name beside the refresh cookie's: `…-refresh` becomes `…-device`, any other name gets `-device`. */
-export function deviceCookieName (refreshCookieName: string): string {
-  return refreshCookieName.replace(/-refresh$/, '') + '-device'
 }

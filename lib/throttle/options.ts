@@ -1,6 +1,23 @@
 import type { FastifyRequest } from 'fastify'
 import { assert, checkKnownKeys, group, isInteger, isObject, PLUGIN_NAME } from '../common/option-rules.js'
-import type { ThrottlePolicy } from '../stores/types.js'
+import type { SecureCookie } from '../http/secure-cookie.js'
+import { checkStore } from '../stores/check-store.js'
+import { MemoryAttemptStore } from '../stores/memory/attempts.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import type { KeyRing } from '../tokens/key-ring.js'
+import { AttemptThrottle } from './attempt-throttle.js'
+import { DeviceTokens } from './device-tokens.js'
+import { createKnownDevices, type KnownDevices } from './known-devices.js'
+
+/** The plugin options throttle/ reads. */
+export interface ThrottlePluginOptions {
+  /** Per-e-mail attempt counters; default in memory (share one store between instances). */
+  attempts?: AttemptStore
+  throttle?: ThrottleOptions
+  /** Per-IP limit (default 100 per minute); `false` turns it off. */
+  rateLimit?: RateLimitOptions | false
+}
 
 export interface ThrottleOptions {
   /** Consecutive failures per e-mail before it is blocked (default 5). */
@@ -36,31 +53,58 @@ export interface RateLimitOptions {
   ipv6Subnet?: number
 }
 
-export function resolveThrottle (throttle: ThrottleOptions | undefined): Omit<ThrottlePolicy, 'leaseMs'> {
-  const { freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400 } = group(throttle, THROTTLE_OPTION_KEYS, 'throttle')
+export interface ResolvedThrottle {
+  /** Every counter of the plugin: passwords, second-factor codes, messages. */
+  attempts: AttemptStore
+  /** The password counters' policy; leaseMs comes from the password options (password/attempt-lease.ts). */
+  policy: Omit<ThrottlePolicy, 'leaseMs'>
+  /** Seconds a device token lasts (throttle.deviceTtl). */
+  deviceTtl: number
+  rateLimit: RateLimitOptions | false
+}
+
+export function resolveThrottle ({ attempts, throttle, rateLimit }: ThrottlePluginOptions): ResolvedThrottle {
+  if (attempts !== undefined) checkStore('attempts', attempts)
+  const {
+    freeFailures = 5, blockSeconds = 30, maxBlockSeconds = 900, forgetAfterSeconds = 86_400, deviceTtl = 15_552_000
+  } = group(throttle, THROTTLE_OPTION_KEYS, 'throttle')
   assert(isInteger(freeFailures, 1, 1000), 'throttle.freeFailures must be a whole number from 1 to 1000')
   assert(isInteger(blockSeconds, 1), 'throttle.blockSeconds must be a whole number of seconds, at least 1')
   assert(isInteger(maxBlockSeconds, blockSeconds), 'throttle.maxBlockSeconds must be a whole number of seconds, at least blockSeconds')
   assert(isInteger(forgetAfterSeconds, 1), 'throttle.forgetAfterSeconds must be a whole number of seconds, at least 1')
-  return {
-    freeFailures,
-    blockMs: blockSeconds * 1000,
-    maxBlockMs: maxBlockSeconds * 1000,
-    forgetAfterMs: forgetAfterSeconds * 1000
-  }
-}
-
-export function resolveDeviceTtl (throttle: ThrottleOptions | undefined): number {
-  const { deviceTtl = 15_552_000 } = group(throttle, THROTTLE_OPTION_KEYS, 'throttle')
   assert(isInteger(deviceTtl, 1, 400 * 86_400), 'throttle.deviceTtl must be a whole number of seconds from 1 to 34560000 (400 days)')
-  return deviceTtl
+  return {
+    attempts: attempts ?? new MemoryAttemptStore(),
+    policy: { freeFailures, blockMs: blockSeconds * 1000, maxBlockMs: maxBlockSeconds * 1000, forgetAfterMs: forgetAfterSeconds * 1000 },
+    deviceTtl,
+    rateLimit: resolveRateLimit(rateLimit)
+  }
 }
 
 const RATE_LIMIT_OPTION_KEYS = ['max', 'timeWindow', 'redis', 'nameSpace', 'keyGenerator', 'allowList', 'ipv6Subnet']
 
-export function resolveRateLimit (rateLimit: RateLimitOptions | false = {}): RateLimitOptions | false {
+function resolveRateLimit (rateLimit: RateLimitOptions | false = {}): RateLimitOptions | false {
   assert(rateLimit === false || isObject(rateLimit), 'rateLimit must be an object or false')
   if (rateLimit === false) return false
   checkKnownKeys(rateLimit, RATE_LIMIT_OPTION_KEYS, 'rateLimit')
   return { max: 100, timeWindow: 60_000, nameSpace: `${PLUGIN_NAME}:rate-limit:`, ...rateLimit }
+}
+
+interface Parts {
+  /** How long an unsettled password attempt counts (password/attempt-lease.ts). */
+  leaseMs: number
+  keyRing: KeyRing
+  storeCall: StoreCall
+  /** Cookie mode's device cookie. */
+  deviceCookie: SecureCookie | undefined
+}
+
+/** The attempt store every counter shares, the password throttle, and the known devices it trusts. */
+export function createThrottle ({ attempts, policy, deviceTtl }: ResolvedThrottle, { leaseMs, keyRing, storeCall, deviceCookie }: Parts):
+{ attempts: AttemptStore, attemptThrottle: AttemptThrottle, knownDevices: KnownDevices } {
+  return {
+    attempts,
+    attemptThrottle: new AttemptThrottle(attempts, { ...policy, leaseMs }, storeCall, keyRing),
+    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie)
+  }
 }

@@ -30,10 +30,11 @@ export interface ResolvedKey {
   /** The public key as a JWK, for a JWKS document; undefined for HS256. */
   publicJwk: JsonWebKey | undefined
   /**
-   * The key that authenticates refresh tokens, derived from the secret or private key (HKDF): worthless
-   * without the key it comes from, so a database dump cannot mint refresh tokens.
+   * The root of every key the plugin derives from this one (tokens/key-ring.ts), itself derived from the
+   * secret or private key (HKDF): worthless without it, so a database dump cannot mint tokens. Undefined
+   * for a key that only verifies (a public key alone).
    */
-  refreshKey: Buffer | undefined
+  rootKey: Buffer | undefined
 }
 
 const MIN_SECRET_BYTES = 32
@@ -60,17 +61,13 @@ function readKey (material: KeyMaterial, kind: 'private' | 'public'): KeyObject 
   return kind === 'private' ? createPrivateKey(material) : createPublicKey(material)
 }
 
-function refreshKeyFrom (material: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), 'fastify-password-auth refresh-token v1', 32))
-}
-
 /**
- * A key for `purpose` (e.g. 'attempt-key'), derived (HKDF) from the signing key's secret material:
- * instances configured alike derive the same one, and it is worthless without the signing key.
+ * The root key of a key's secret material. Its label names refresh tokens, its first use: refresh tokens
+ * are still authenticated with the root itself (see 'refresh-token' in key-ring.ts), and another label
+ * would change every derived key, ending every session and forgetting every device.
  */
-export function purposeKey (signing: ResolvedKey, purpose: string): Buffer {
-  if (signing.refreshKey === undefined) throw new Error('the signing key has no secret material')
-  return Buffer.from(hkdfSync('sha256', signing.refreshKey, Buffer.alloc(0), `fastify-password-auth ${purpose} v1`, 32))
+function rootKeyFrom (material: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', material, Buffer.alloc(0), 'fastify-password-auth refresh-token v1', 32))
 }
 
 /** RFC 7638 thumbprint: the same public key gets the same kid everywhere. */
@@ -96,7 +93,7 @@ function resolveSecretKey (key: JwtKey, where: string): ResolvedKey {
     signingKey: secret,
     verifyingKey: secret,
     publicJwk: undefined,
-    refreshKey: refreshKeyFrom(bytes)
+    rootKey: rootKeyFrom(bytes)
   }
 }
 
@@ -128,7 +125,7 @@ function resolveKeyPair (key: JwtKey, algorithm: 'EdDSA' | 'ES256', where: strin
     signingKey: privateKey?.export({ format: 'pem', type: 'pkcs8' }),
     verifyingKey: publicKey.export({ format: 'pem', type: 'spki' }),
     publicJwk: { ...jwk, kid, alg: algorithm, use: 'sig' },
-    refreshKey: privateKey === undefined ? undefined : refreshKeyFrom(privateKey.export({ format: 'der', type: 'pkcs8' }))
+    rootKey: privateKey === undefined ? undefined : rootKeyFrom(privateKey.export({ format: 'der', type: 'pkcs8' }))
   }
 }
 

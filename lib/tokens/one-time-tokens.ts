@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { OneTimeToken, OneTimeTokenStore, PasswordAuthAccount } from '../stores/types.js'
-import { purposeKey, type ResolvedKey } from './keys.js'
+import type { KeyRing } from './key-ring.js'
 
 // <slot: 128 bits, derived from the purpose and the account>.<secret: 256 random bits>
 const FORMAT = /^[\w-]{22}\.[\w-]{43}$/
@@ -17,9 +17,9 @@ export class OneTimeTokens {
   readonly #key: Buffer
   readonly #storeCall: StoreCall
 
-  constructor (store: OneTimeTokenStore, signingKey: ResolvedKey, storeCall: StoreCall) {
+  constructor (store: OneTimeTokenStore, keyRing: KeyRing, storeCall: StoreCall) {
     this.#store = store
-    this.#key = purposeKey(signingKey, 'one-time-token')
+    this.#key = keyRing.derive('one-time-token').current.key
     this.#storeCall = storeCall
   }
 

@@ -1,6 +1,20 @@
+import { invalidOption } from '../common/errors.js'
 import { assert, checkKnownKeys, checkPath, isInteger, isObject, PLUGIN_NAME } from '../common/option-rules.js'
-import type { AccessTokenConfig } from './access-tokens.js'
+import { checkStore } from '../stores/check-store.js'
+import { MemoryOneTimeTokenStore } from '../stores/memory/one-time-tokens.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { OneTimeTokenStore } from '../stores/types.js'
+import { AccessTokens, type AccessTokenConfig } from './access-tokens.js'
+import { KeyRing } from './key-ring.js'
 import { resolveKeys, type JwtKey, type ResolvedKey } from './keys.js'
+import { OneTimeTokens } from './one-time-tokens.js'
+
+/** The plugin options tokens/ reads. */
+export interface TokensPluginOptions {
+  jwt: JwtOptions
+  /** One-time tokens (reset links, pending registrations); default in memory (share one store between instances). */
+  oneTimeTokens?: OneTimeTokenStore
+}
 
 export interface JwtOptions extends JwtKey {
   /**
@@ -23,7 +37,20 @@ export interface JwtOptions extends JwtKey {
 
 const JWT_OPTION_KEYS = ['secret', 'algorithm', 'privateKey', 'publicKey', 'kid', 'keys', 'issuer', 'audience', 'expiresIn', 'jwksPath']
 
-export function resolveJwt (jwt: JwtOptions | undefined): { keys: ResolvedKey[], accessToken: AccessTokenConfig, jwksPath: string | undefined } {
+export interface ResolvedTokens {
+  keys: ResolvedKey[]
+  accessToken: AccessTokenConfig
+  /** Where the JWKS document is published, if it is. */
+  jwksPath: string | undefined
+  oneTimeTokenStore: OneTimeTokenStore
+}
+
+export function resolveTokens ({ jwt, oneTimeTokens }: TokensPluginOptions): ResolvedTokens {
+  if (oneTimeTokens !== undefined) checkStore('oneTimeTokens', oneTimeTokens)
+  return { ...resolveJwt(jwt), oneTimeTokenStore: oneTimeTokens ?? new MemoryOneTimeTokenStore() }
+}
+
+function resolveJwt (jwt: JwtOptions | undefined): Omit<ResolvedTokens, 'oneTimeTokenStore'> {
   assert(isObject(jwt), 'the "jwt" option is required, e.g. { secret: <at least 32 random bytes> }')
   checkKnownKeys(jwt, JWT_OPTION_KEYS, 'jwt')
   const { keys, issuer = PLUGIN_NAME, audience = PLUGIN_NAME, expiresIn = 900, jwksPath, ...single } = jwt
@@ -43,4 +70,17 @@ export function resolveJwt (jwt: JwtOptions | undefined): { keys: ResolvedKey[],
     assert(resolved.some((key) => key.publicJwk !== undefined), 'jwt.jwksPath publishes public keys, and HS256 secrets have none: use EdDSA or ES256 keys')
   }
   return { keys: resolved, accessToken: { issuer, audience, expiresIn }, jwksPath }
+}
+
+/** The key ring, the access tokens (signing and verifying a probe, so keys that cannot work together fail here) and the one-time tokens. */
+export function createTokens ({ keys, accessToken, oneTimeTokenStore }: ResolvedTokens, storeCall: StoreCall) {
+  let accessTokens: AccessTokens
+  try {
+    accessTokens = new AccessTokens(keys, accessToken)
+    accessTokens.verify(accessTokens.issue({ accountId: 'probe', sessionId: 'probe', credentialVersion: 0 }).accessToken)
+  } catch (err) {
+    throw invalidOption(`the jwt keys cannot sign and verify tokens (${(err as Error).message})`)
+  }
+  const keyRing = new KeyRing(keys)
+  return { keyRing, accessTokens, oneTimeTokens: new OneTimeTokens(oneTimeTokenStore, keyRing, storeCall) }
 }

@@ -1,0 +1,74 @@
+import { Kind } from '@sinclair/typebox'
+import { assert, checkPath, group, isInteger, isObject } from '../common/option-rules.js'
+import type { AccountStore } from '../stores/types.js'
+
+/** The plugin options routes/ reads: where the routes live and which optional ones are on. */
+export interface RoutesPluginOptions {
+  /** Route prefix, default '/Auth'. */
+  prefix?: string
+  /**
+   * The routes that let users see and end their own sessions and prove their password again:
+   * POST /Reauthenticate, GET /Sessions, DELETE /Sessions/:id, POST /Sessions/EndOthers. Default false.
+   */
+  sessionRoutes?: boolean
+  /** POST /ForgotPassword and POST /ResetPassword (default false); needs `deliver`. */
+  passwordReset?: boolean
+  /** Seconds a reset token lives (default 1800). */
+  resetTtl?: number
+  /**
+   * POST /Register and POST /VerifyEmail (default false); needs `deliver` and an account store with
+   * create(). `{ fields }` adds fields of yours to Register's body: TypeBox schemas (`Type.String(…)` from
+   * @sinclair/typebox), each required, validated like the built-in ones, and handed to the store's create().
+   */
+  registration?: boolean | { fields?: Record<string, object> }
+  /** Seconds a verification link lives (default 86400). */
+  verifyTtl?: number
+}
+
+/** ForgotPassword and ResetPassword, when on: a reset token's lifetime. */
+export interface PasswordResetRoutes { ttlMs: number }
+
+/** Register and VerifyEmail, when on: a verification token's lifetime and the host's own fields. */
+export interface RegistrationRoutes { ttlMs: number, fields: Record<string, object> }
+
+export interface ResolvedRoutes {
+  prefix: string
+  sessionRoutes: boolean
+  passwordReset: PasswordResetRoutes | undefined
+  registration: RegistrationRoutes | undefined
+}
+
+/** `canDeliver`: whether `deliver` is there to send the links of a reset or a registration. */
+export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, accounts }: { canDeliver: boolean, accounts: AccountStore }): ResolvedRoutes {
+  const { prefix = '/Auth', sessionRoutes = false, passwordReset = false, resetTtl = 1800 } = options
+  checkPath(prefix, 'prefix', true)
+  assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
+  assert(typeof passwordReset === 'boolean', 'passwordReset must be true or false')
+  assert(!passwordReset || canDeliver, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
+  assert(isInteger(resetTtl, 1, 86_400), 'resetTtl must be a whole number of seconds from 1 to 86400')
+  return {
+    prefix,
+    sessionRoutes,
+    passwordReset: passwordReset ? { ttlMs: resetTtl * 1000 } : undefined,
+    registration: resolveRegistration(options.registration, options.verifyTtl, canDeliver, accounts)
+  }
+}
+
+/** Names Register's body and the account already use: the host's fields take others. */
+const TAKEN_FIELD_NAMES = new Set(['email', 'password', 'confirmPassword', 'id', 'active', 'credentialVersion', 'passwordHash', '__proto__', 'constructor'])
+
+function resolveRegistration (registration: unknown = false, verifyTtl: unknown = 86_400, canDeliver: boolean, accounts: AccountStore): RegistrationRoutes | undefined {
+  assert(typeof registration === 'boolean' || isObject(registration), 'registration must be true, false or { fields }')
+  assert(isInteger(verifyTtl, 1, 30 * 86_400), 'verifyTtl must be a whole number of seconds from 1 to 2592000 (30 days)')
+  if (registration === false) return undefined
+  assert(canDeliver, 'registration needs deliver: the plugin has no other way to send the verification link')
+  assert(typeof accounts.create === 'function', 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')
+  const { fields = {} } = registration === true ? {} : group(registration, ['fields'], 'registration')
+  assert(isObject(fields), 'registration.fields must be an object of TypeBox schemas')
+  for (const [name, schema] of Object.entries(fields)) {
+    assert(/^[A-Za-z_][\w]{0,63}$/.test(name) && !TAKEN_FIELD_NAMES.has(name), `registration.fields.${name}: the name is taken or not a plain identifier`)
+    // The plugin's validator compiles TypeBox schemas: a plain JSON Schema would fail only at ready().
+    assert(isObject(schema) && Kind in schema, `registration.fields.${name} must be a TypeBox schema, e.g. Type.String({ maxLength: 80 }) from @sinclair/typebox`)
+  }
+  return { ttlMs: verifyTtl * 1000, fields: fields as Record<string, object> }
+}
