@@ -12,8 +12,8 @@
  *                contexts they are registered in (index.ts), and the answers of refused checks (refusals.ts)
  *   guard/ password/ mfa/ messages/ (and passkeys/, account/ to come, beside mfa/)
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
- *     password/  argon2id hashing, its queue, the policy (a breached-password check goes here), the
- *                credential check, legacy/ hash formats
+ *     password/  argon2id hashing on threads of its own and its queue, the policy (a breached-password
+ *                check goes here), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
  *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
  *   throttle/ session/
@@ -83,6 +83,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device
   })
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
+  // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
+  fastify.addHook('onClose', async () => { await password.hasher.close() })
   const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
   const mfa = createMfa(config.mfa, { attempts, keyRing, storeCall, blocks: attemptThrottle.policy })
 

@@ -9,12 +9,12 @@ const ARGON2_MS_PER_KIB_PASS = 0.001
  * How long an unsettled reservation counts. It covers the longest attempt the plugin still waits for:
  * the reserve's answer, the account lookup and the settle (storeTimeout each; past that the plugin gives
  * up and cancels), and the verification, including a full hashing queue, which drains in
- * maxQueue / concurrency rounds of one argon2 run each (slower when more run at once than there are
- * cores). Defaults on 2 cores: 3 × 2 s + 33 × 58 ms ≈ 8 s.
+ * maxQueue / threads rounds of one argon2 run each (slower when more threads run than there are
+ * cores). Defaults: 3 × 2 s + 33 × 39 ms ≈ 7.3 s.
  */
 export function attemptLeaseMs ({ storeTimeout, argon2, hashing }: { storeTimeout: number, argon2: Argon2Params, hashing: Required<HashingOptions> }): number {
-  const contention = Math.max(1, hashing.concurrency / availableParallelism())
+  const contention = Math.max(1, hashing.threads / availableParallelism())
   const hashMs = argon2.memoryCost * argon2.timeCost * ARGON2_MS_PER_KIB_PASS * contention
-  const rounds = Math.ceil(hashing.maxQueue / hashing.concurrency) + 1
+  const rounds = Math.ceil(hashing.maxQueue / hashing.threads) + 1
   return Math.ceil(3 * storeTimeout + rounds * hashMs)
 }

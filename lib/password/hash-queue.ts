@@ -1,10 +1,10 @@
-import { availableParallelism } from 'node:os'
 import { requestError } from '../common/errors.js'
 
 /**
- * Runs argon2 work with bounded concurrency and a bounded wait list. Work beyond both bounds is shed
- * at once with 503 instead of queueing without limit, so a flood of logins cannot grow memory or latency
- * without end, and the libuv thread pool keeps a free thread for everything else.
+ * Runs password-hashing work with bounded concurrency and a bounded wait list. Work beyond both bounds is
+ * shed at once with 503 instead of queueing without limit, so a flood of logins cannot grow memory or
+ * latency without end. The plugin runs it with one slot per thread of its hashing pool, so a task that
+ * has a slot starts on a thread at once: the wait list here is the only one, and `startBy` holds.
  */
 export class HashQueue {
   readonly concurrency: number
@@ -16,6 +16,11 @@ export class HashQueue {
   constructor (concurrency: number, maxWaiting: number) {
     this.concurrency = concurrency
     this.maxWaiting = maxWaiting
+  }
+
+  /** Number of operations holding a slot (running). */
+  get running (): number {
+    return this.#running
   }
 
   /** Number of operations running or waiting. */
@@ -81,13 +86,4 @@ export class HashQueue {
 interface Waiter {
   resolve: () => void
   timer: NodeJS.Timeout | undefined
-}
-
-/**
- * One hash more than there are cores, so a core never idles while the event loop hands it the next
- * hash (measured: 9 % of the CPU idle during a login flood with one per core); but always one libuv
- * thread fewer than the pool has, so file system, DNS and crypto work never waits for a whole hash.
- */
-export function defaultHashConcurrency (threadPoolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4): number {
-  return Math.max(1, Math.min(availableParallelism() + 1, threadPoolSize - 1))
 }

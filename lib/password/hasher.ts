@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { hash } from '@node-rs/argon2'
 import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
+import { HashPool } from './hash-pool.js'
 import type { HashQueue } from './hash-queue.js'
 import type { Argon2Hash } from './legacy/argon2.js'
-import { createHashVerifier, type HashCheck, type HashVerifierOptions, type VerifyStoredHash } from './legacy/index.js'
+import { BCRYPT_MODULE } from './legacy/bcrypt.js'
+import { createHashVerifier, type HashCheck, type LegacyHashFormat, type VerifyStoredHash } from './legacy/index.js'
 
 /** Passwords are hashed and verified in NFC and otherwise exactly as sent. */
 export function normalizePassword (password: string): string {
@@ -37,7 +39,7 @@ export function needsUpgrade (argon2: Argon2Hash | null | undefined, params: Arg
     argon2.memoryCost < params.memoryCost || argon2.timeCost < params.timeCost
 }
 
-/** Counters of the argon2 work done since registration. */
+/** Counters of the password-hashing work done since registration, and the pool's size. */
 export interface HashingStats {
   verifications: number
   hashes: number
@@ -45,31 +47,48 @@ export interface HashingStats {
   shed: number
   /** Operations running or waiting now. */
   inFlight: number
+  /** Operations running now, each on a thread of the pool (at most `threads`). */
+  running: number
+  /** Threads of the hashing pool (`hashing.threads`): the operations that can run at once. */
+  threads: number
+}
+
+export interface PasswordHasherOptions {
+  params: Argon2Params
+  pepper: Uint8Array | undefined
+  /** Where every operation waits for a slot: one slot per thread of the pool, which it sizes. */
+  queue: HashQueue
+  legacyHashes: readonly LegacyHashFormat[]
+  log: { error: (details: object, message: string) => void }
+  /** The module bcrypt hashes are verified with (tests name a missing one). */
+  bcryptModule?: string
+  /** The hashing worker's module (tests give one that crashes). */
+  worker?: URL
 }
 
 /**
  * argon2id hashing with the configured parameters, and verification of stored hashes in every known
- * format, all through the bounded queue.
+ * format, all through the bounded queue and on the plugin's own threads (HashPool). close() ends them.
  */
 export class PasswordHasher {
   readonly params: Readonly<Argon2Params>
-  readonly #options: Argon2Params & { secret?: Uint8Array }
   readonly #queue: HashQueue
+  readonly #pool: HashPool
   readonly #verifyStoredHash: VerifyStoredHash
   #verifications = 0
   #hashes = 0
 
-  constructor (params: Argon2Params, pepper: Uint8Array | undefined, queue: HashQueue, formats: Omit<HashVerifierOptions, 'pepper' | 'params'>) {
+  constructor ({ params, pepper, queue, legacyHashes, log, bcryptModule = BCRYPT_MODULE, worker }: PasswordHasherOptions) {
     this.params = Object.freeze({ ...params })
-    this.#options = { ...params, secret: pepper }
     this.#queue = queue
-    this.#verifyStoredHash = createHashVerifier({ ...formats, pepper, params })
+    this.#pool = new HashPool({ threads: queue.concurrency, workerData: { params: { ...params }, pepper, bcryptModule }, log, worker })
+    this.#verifyStoredHash = createHashVerifier({ params, legacyHashes, log, verifyBuiltIn: async (task) => await this.#pool.verify(task) })
   }
 
   async hash (password: string): Promise<string> {
     return await this.#queue.run(async () => {
       this.#hashes++
-      return await hash(normalizePassword(password), this.#options)
+      return await this.#pool.hash(normalizePassword(password))
     })
   }
 
@@ -90,11 +109,31 @@ export class PasswordHasher {
   }
 
   stats (): HashingStats {
-    return { verifications: this.#verifications, hashes: this.#hashes, shed: this.#queue.shed, inFlight: this.#queue.size }
+    return {
+      verifications: this.#verifications,
+      hashes: this.#hashes,
+      shed: this.#queue.shed,
+      inFlight: this.#queue.size,
+      running: this.#queue.running,
+      threads: this.#pool.threads
+    }
   }
 
-  /** A hash of a random password with the configured parameters, verified instead of a missing one. */
+  /**
+   * A hash of a random password with the configured parameters, verified instead of a missing one. Made
+   * at registration on the pool's first thread: if no thread can run, the registration fails.
+   */
   async createDummyHash (): Promise<string> {
-    return await hash(randomBytes(32).toString('base64url'), this.#options)
+    try {
+      return await this.#pool.hash(randomBytes(32).toString('base64url'))
+    } catch {
+      await this.close()
+      throw new Error('fastify-password-auth: the password-hashing threads cannot run (see the error logged before this one)')
+    }
+  }
+
+  /** Lets running hashes finish and ends the pool's threads (the plugin's onClose). */
+  async close (): Promise<void> {
+    await this.#pool.close()
   }
 }

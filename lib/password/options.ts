@@ -1,13 +1,14 @@
+import { availableParallelism } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import type { EmitEvent } from '../common/events.js'
-import { assert, group, isInteger } from '../common/option-rules.js'
+import { assert, group, isInteger, isObject } from '../common/option-rules.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
 import { attemptLeaseMs } from './attempt-lease.js'
 import { createPasswordCheck, type CheckPassword } from './credential-check.js'
-import { defaultHashConcurrency, HashQueue } from './hash-queue.js'
+import { HashQueue } from './hash-queue.js'
 import { PasswordHasher } from './hasher.js'
 import { BUILT_IN_FORMATS, type LegacyHashFormat } from './legacy/index.js'
 import { createPasswordPolicy, DEFAULT_PASSWORD_POLICY, type PasswordPolicy, type PasswordPolicyOptions, type ResolvedPasswordPolicy } from './policy.js'
@@ -32,10 +33,24 @@ export interface PasswordPluginOptions {
 }
 
 export interface HashingOptions {
-  /** argon2 operations running at once; default: cores + 1, at most the libuv thread pool size minus one. */
-  concurrency?: number
-  /** argon2 operations allowed to wait; beyond that Login and ChangePassword answer 503 (default 32 × concurrency). */
+  /**
+   * Threads of the plugin's own hashing pool, each running one argon2 hash or verification at a time
+   * (and the built-in legacy formats); default `os.availableParallelism()`, every core. Each running hash
+   * holds `argon2.memoryCost` (19 MiB by default) and each started thread about 12 MB more.
+   */
+  threads?: number
+  /** Operations allowed to wait for a thread; beyond that Login and ChangePassword answer 503 (default 32 × threads). */
   maxQueue?: number
+}
+
+const MAX_THREADS = 1024
+
+/**
+ * Hashing threads unless configured: one per core this process may run on. On Node 20 (libuv 1.46) that
+ * ignores a container's CPU quota, which a host then passes as `hashing.threads`.
+ */
+export function defaultHashThreads (): number {
+  return Math.min(availableParallelism(), MAX_THREADS)
 }
 
 export interface ResolvedPassword {
@@ -75,12 +90,14 @@ function resolvePasswordPolicy (policy: PasswordPolicyOptions | undefined): Reso
 }
 
 function resolveHashing (options: HashingOptions | undefined): Required<HashingOptions> {
-  const hashing = group(options, ['concurrency', 'maxQueue'], 'hashing')
-  const { concurrency = defaultHashConcurrency() } = hashing
-  assert(isInteger(concurrency, 1, 1024), 'hashing.concurrency must be a whole number from 1 to 1024')
-  const { maxQueue = 32 * concurrency } = hashing
+  // Hashes ran on libuv's pool, `concurrency` of them at once; each thread of the plugin's own runs one.
+  assert(!isObject(options) || !Object.hasOwn(options, 'concurrency'), 'unknown option hashing.concurrency: did you mean hashing.threads?')
+  const hashing = group(options, ['threads', 'maxQueue'], 'hashing')
+  const { threads = defaultHashThreads() } = hashing
+  assert(isInteger(threads, 1, MAX_THREADS), `hashing.threads must be a whole number from 1 to ${MAX_THREADS}`)
+  const { maxQueue = 32 * threads } = hashing
   assert(isInteger(maxQueue, 0, 1_000_000), 'hashing.maxQueue must be a whole number from 0 to 1000000')
-  return { concurrency, maxQueue }
+  return { threads, maxQueue }
 }
 
 function resolveLegacyHashes (legacyHashes: unknown = []): readonly LegacyHashFormat[] {
@@ -107,8 +124,9 @@ interface Parts {
 }
 
 export interface PasswordParts {
-  /** Where every argon2 run waits: a full one sheds Login's context at once. */
+  /** Where every hash and verification waits for a thread: a full one sheds Login's context at once. */
   hashQueue: HashQueue
+  /** Hashes on threads of its own; close() ends them (the plugin's onClose). */
   hasher: PasswordHasher
   policy: PasswordPolicy
   checkPassword: CheckPassword
@@ -116,10 +134,14 @@ export interface PasswordParts {
   upgradeHashes: boolean
 }
 
-/** The hasher and its queue, the policy, and the password check (one argon2 run, against a dummy hash when there is no account). */
+/**
+ * The hasher, its threads and its queue (a slot per thread), the policy, and the password check (one
+ * argon2 run, against a dummy hash when there is no account). The first thread starts here and makes the
+ * dummy hash: if none can run, the registration fails.
+ */
 export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, storeCall, emit, log }: Parts): Promise<PasswordParts> {
-  const hashQueue = new HashQueue(resolved.hashing.concurrency, resolved.hashing.maxQueue)
-  const hasher = new PasswordHasher(resolved.argon2, resolved.pepper, hashQueue, { legacyHashes: resolved.legacyHashes, log })
+  const hashQueue = new HashQueue(resolved.hashing.threads, resolved.hashing.maxQueue)
+  const hasher = new PasswordHasher({ params: resolved.argon2, pepper: resolved.pepper, queue: hashQueue, legacyHashes: resolved.legacyHashes, log })
   const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash() })
   return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy), checkPassword, upgradeHashes: resolved.upgradeHashes }
 }

@@ -1,11 +1,12 @@
-import { HashFormatUnavailableError, type LegacyHashFormat } from './types.js'
+import { createRequire } from 'node:module'
+import { HashFormatUnavailableError, type BuiltInHashFormat } from './types.js'
 
 /** What the plugin uses of @node-rs/bcrypt, an optional peer dependency. */
 export interface BcryptModule {
-  verify: (password: string, hash: string) => Promise<boolean>
+  verifySync: (password: string, hash: string) => boolean
 }
 
-export type LoadBcrypt = () => Promise<BcryptModule>
+export type LoadBcrypt = () => BcryptModule
 
 /**
  * Cost 14 takes about 1 s on a 2 vCPU VM (10, the usual default of Laravel, Devise and Django's bcrypt
@@ -35,11 +36,18 @@ export function bcryptCost (hash: string): number | null {
 /** bcrypt reads at most this many bytes of a password (UTF-8). */
 export const BCRYPT_MAX_PASSWORD_BYTES = 72
 
-export const loadBcrypt: LoadBcrypt = async () => await import('@node-rs/bcrypt')
+/** The package bcrypt hashes are verified with, loaded by each hashing worker that meets one. */
+export const BCRYPT_MODULE = '@node-rs/bcrypt'
+
+const require = createRequire(import.meta.url)
+
+/** Loads `specifier` (BCRYPT_MODULE, or another in tests) synchronously, inside a hashing worker. */
+export const bcryptLoader = (specifier: string): LoadBcrypt => () => require(specifier) as BcryptModule
 
 /**
- * bcrypt through @node-rs/bcrypt, imported when the first bcrypt hash is met. If it cannot be loaded,
- * `onMissing` is told once and every bcrypt hash is unverifiable (HashFormatUnavailableError).
+ * bcrypt through @node-rs/bcrypt, loaded when the first bcrypt hash is met. If it cannot be loaded,
+ * every bcrypt hash is unverifiable (HashFormatUnavailableError, with the loader's error code and
+ * message); the plugin tells the host once (legacy/index.ts).
  *
  * Passwords longer than 72 UTF-8 bytes are verified on their first 72 bytes, as the libraries that made
  * these hashes (OpenBSD, crypt_blowfish, node.bcrypt.js, bcryptjs, bcrypt-ruby) hashed them: rejecting
@@ -48,24 +56,22 @@ export const loadBcrypt: LoadBcrypt = async () => await import('@node-rs/bcrypt'
  * whole 72-byte password. Such a login never upgrades the hash (event password.rehash_skipped): any
  * password sharing the first 72 bytes verifies, and hashing the one that came could lock out the owner's.
  */
-export function createBcryptFormat (onMissing: (err: unknown) => void, load: LoadBcrypt = loadBcrypt): LegacyHashFormat {
-  let loading: Promise<BcryptModule> | undefined
-  const bcrypt = async (): Promise<BcryptModule> => {
-    if (loading === undefined) {
-      loading = load()
-      loading.catch(onMissing)
-    }
-    try {
-      return await loading
-    } catch {
-      throw new HashFormatUnavailableError('@node-rs/bcrypt is not installed')
-    }
-  }
+export function createBcryptFormat (load: LoadBcrypt): BuiltInHashFormat {
+  let loaded: BcryptModule | HashFormatUnavailableError | undefined
   return {
     name: 'bcrypt',
     test: (hash) => bcryptCost(hash) !== null,
-    async verify (hash, password) {
-      return await (await bcrypt()).verify(password, hash)
+    verify (hash, password) {
+      if (loaded === undefined) {
+        try {
+          loaded = load()
+        } catch (err) {
+          const { code, message } = (err ?? {}) as { code?: unknown, message?: unknown }
+          loaded = new HashFormatUnavailableError(String(message).slice(0, 300), typeof code === 'string' ? code : undefined)
+        }
+      }
+      if (loaded instanceof HashFormatUnavailableError) throw loaded
+      return loaded.verifySync(password, hash)
     }
   }
 }

@@ -1,7 +1,6 @@
-import { pbkdf2, timingSafeEqual } from 'node:crypto'
-import { promisify } from 'node:util'
+import { pbkdf2Sync, timingSafeEqual } from 'node:crypto'
 import { decodeBase64 } from './base64.js'
-import type { LegacyHashFormat } from './types.js'
+import type { BuiltInHashFormat } from './types.js'
 
 export interface DjangoPbkdf2Hash {
   iterations: number
@@ -28,14 +27,12 @@ export function parseDjangoPbkdf2Hash (text: string): DjangoPbkdf2Hash | null {
   return { iterations: count, salt: salt!, hash }
 }
 
-const pbkdf2Async = promisify(pbkdf2)
-
-export const djangoPbkdf2Format: LegacyHashFormat = {
+export const djangoPbkdf2Format: BuiltInHashFormat = {
   name: 'django-pbkdf2-sha256',
   test: (hash) => parseDjangoPbkdf2Hash(hash) !== null,
-  async verify (hash, password) {
+  verify (hash, password) {
     const parsed = parseDjangoPbkdf2Hash(hash)
     if (parsed === null) return false
-    return timingSafeEqual(await pbkdf2Async(password, parsed.salt, parsed.iterations, parsed.hash.length, 'sha256'), parsed.hash)
+    return timingSafeEqual(pbkdf2Sync(password, parsed.salt, parsed.iterations, parsed.hash.length, 'sha256'), parsed.hash)
   }
 }

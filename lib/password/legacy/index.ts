@@ -1,9 +1,9 @@
-import { verify as verifyArgon2 } from '@node-rs/argon2'
+import type { BuiltInFormatName, HashTask, VerifyResult } from '../hash-tasks.js'
 import { parseArgon2Hash, type Argon2Hash } from './argon2.js'
-import { createBcryptFormat, type LoadBcrypt } from './bcrypt.js'
+import { bcryptCost } from './bcrypt.js'
 import { djangoPbkdf2Format } from './django.js'
 import { scryptFormat } from './scrypt.js'
-import { HashFormatUnavailableError, type LegacyHashFormat } from './types.js'
+import type { LegacyHashFormat } from './types.js'
 
 export type { LegacyHashFormat } from './types.js'
 
@@ -27,55 +27,66 @@ export type HashCheck =
 export const ARGON2_ROW_LIMITS = Object.freeze({ memoryCost: 262_144, timeCost: 10 })
 
 export interface HashVerifierOptions {
-  /** argon2's secret; other formats never had one. */
-  pepper: Uint8Array | undefined
   /** The plugin's own argon2 costs: rows up to them (or ARGON2_ROW_LIMITS, if higher) are verified. */
   params: { memoryCost: number, timeCost: number }
   /** The host's own formats, tried before the built-in legacy ones. */
   legacyHashes: readonly LegacyHashFormat[]
   log: { error: (details: object, message: string) => void }
-  /** How @node-rs/bcrypt is imported (tests replace it). */
-  loadBcrypt?: LoadBcrypt
+  /** Verifies with a built-in format, on a hashing worker (HashPool.verify). */
+  verifyBuiltIn: (task: Extract<HashTask, { kind: 'verify' }>) => Promise<VerifyResult>
 }
 
 export type VerifyStoredHash = (storedHash: string, password: string) => Promise<HashCheck>
+
+/** How the built-in legacy formats are recognised, in the main thread, before a worker verifies. */
+const BUILT_IN_LEGACY: ReadonlyArray<{ name: Exclude<BuiltInFormatName, 'argon2'>, test: (hash: string) => boolean }> = [
+  { name: 'bcrypt', test: (hash) => bcryptCost(hash) !== null },
+  { name: 'scrypt', test: scryptFormat.test },
+  { name: 'django-pbkdf2-sha256', test: djangoPbkdf2Format.test }
+]
 
 /**
  * Verifies a password against a stored hash in any known format. argon2 strings are the plugin's own and
  * get the NFC form, as always. Other systems hashed what the user typed, so a legacy hash is tried with
  * the password as sent and, only if that differs, with its NFC form (a user now typing on a device that
- * composes characters differently). A string in no known format is `unsupported_hash`.
+ * composes characters differently). A string in no known format is `unsupported_hash`. The built-in
+ * formats are verified on a hashing worker; the host's own formats (functions, which cannot cross into a
+ * thread) where they were given.
  */
-export function createHashVerifier ({ pepper, params, legacyHashes, log, loadBcrypt }: HashVerifierOptions): VerifyStoredHash {
+export function createHashVerifier ({ params, legacyHashes, log, verifyBuiltIn }: HashVerifierOptions): VerifyStoredHash {
   const maxMemory = Math.max(ARGON2_ROW_LIMITS.memoryCost, params.memoryCost)
   const maxTime = Math.max(ARGON2_ROW_LIMITS.timeCost, params.timeCost)
-  const bcrypt = createBcryptFormat((err) => {
-    const { code, message } = (err ?? {}) as { code?: unknown, message?: unknown }
-    log.error({ importError: { code, message: String(message).slice(0, 300) } },
-      'fastify-password-auth: an account has a bcrypt password hash but @node-rs/bcrypt cannot be loaded; ' +
-      'run `npm install @node-rs/bcrypt`. Until then bcrypt accounts cannot log in (event reason unsupported_hash)')
-  }, loadBcrypt)
-  const formats = [...legacyHashes, bcrypt, scryptFormat, djangoPbkdf2Format]
+  const formats = [...legacyHashes, ...BUILT_IN_LEGACY]
+  /** Built-in formats a worker could not load (an optional package missing): told once, never retried. */
+  const unavailable = new Set<string>()
 
   return async function verifyStoredHash (storedHash, password) {
     const nfc = password.normalize('NFC')
     const argon2 = parseArgon2Hash(storedHash)
     if (argon2 !== null) {
       if (argon2.memoryCost > maxMemory || argon2.timeCost > maxTime) return { verdict: 'unsupported_hash', format: argon2.algorithm }
-      const verified = await verifyArgon2(storedHash, nfc, { secret: pepper }).catch(() => false)
-      return { verdict: verified ? 'verified' : 'wrong_password', format: argon2.algorithm, argon2 }
+      const verified = await verifyBuiltIn({ kind: 'verify', format: 'argon2', hash: storedHash, passwords: [nfc] })
+      return { verdict: verified === true ? 'verified' : 'wrong_password', format: argon2.algorithm, argon2 }
     }
     const format = formats.find((candidate) => candidate.test(storedHash))
     if (format === undefined) return { verdict: 'unsupported_hash' }
-    try {
-      for (const candidate of password === nfc ? [password] : [password, nfc]) {
+    const candidates = password === nfc ? [password] : [password, nfc]
+    if ('verify' in format) {
+      for (const candidate of candidates) {
         // Exactly true: a host verifier resolving anything else has not vouched for the password.
         if (await format.verify(storedHash, candidate) === true) return { verdict: 'verified', format: format.name }
       }
-    } catch (err) {
-      if (err instanceof HashFormatUnavailableError) return { verdict: 'unsupported_hash', format: format.name }
-      throw err
+      return { verdict: 'wrong_password', format: format.name }
     }
-    return { verdict: 'wrong_password', format: format.name }
+    if (unavailable.has(format.name)) return { verdict: 'unsupported_hash', format: format.name }
+    const result = await verifyBuiltIn({ kind: 'verify', format: format.name, hash: storedHash, passwords: candidates })
+    if (typeof result === 'boolean') return { verdict: result ? 'verified' : 'wrong_password', format: format.name }
+    if (!unavailable.has(format.name)) {
+      unavailable.add(format.name)
+      log.error({ importError: result.unavailable },
+        'fastify-password-auth: an account has a bcrypt password hash but @node-rs/bcrypt cannot be loaded; ' +
+        'run `npm install @node-rs/bcrypt`. Until then bcrypt accounts cannot log in (event reason unsupported_hash)')
+    }
+    return { verdict: 'unsupported_hash', format: format.name }
   }
 }

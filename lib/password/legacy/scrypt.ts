@@ -1,7 +1,6 @@
-import { scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import { promisify } from 'node:util'
+import { scryptSync, timingSafeEqual } from 'node:crypto'
 import { decodeBase64 } from './base64.js'
-import type { LegacyHashFormat } from './types.js'
+import type { BuiltInHashFormat } from './types.js'
 
 export interface ScryptHash {
   /** N, the CPU/memory cost. */
@@ -37,21 +36,19 @@ export function parseScryptHash (text: string): ScryptHash | null {
   return bounded ? parsed as ScryptHash : null
 }
 
-const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: ScryptOptions) => Promise<Buffer>
-
-async function deriveScrypt (password: string, { cost, blockSize, parallelization, salt, hash }: ScryptHash): Promise<Buffer> {
-  return await scryptAsync(password, salt, hash.length, {
+function deriveScrypt (password: string, { cost, blockSize, parallelization, salt, hash }: ScryptHash): Buffer {
+  return scryptSync(password, salt, hash.length, {
     // Node refuses more than 32 MiB unless told; the V array is 128·N·r bytes, the rest is small.
     N: cost, r: blockSize, p: parallelization, maxmem: 128 * cost * blockSize + 128 * blockSize * parallelization + 1024 * 1024
   })
 }
 
-export const scryptFormat: LegacyHashFormat = {
+export const scryptFormat: BuiltInHashFormat = {
   name: 'scrypt',
   test: (hash) => parseScryptHash(hash) !== null,
-  async verify (hash, password) {
+  verify (hash, password) {
     const parsed = parseScryptHash(hash)
     if (parsed === null) return false
-    return timingSafeEqual(await deriveScrypt(password, parsed), parsed.hash)
+    return timingSafeEqual(deriveScrypt(password, parsed), parsed.hash)
   }
 }

@@ -1,0 +1,87 @@
+import { Piscina } from 'piscina'
+import { requestError } from '../common/errors.js'
+import type { HashTask, HashWorkerData, VerifyResult } from './hash-tasks.js'
+
+/** A thread idle this long ends (down to one); the next burst starts it again, in tens of milliseconds. */
+export const HASH_THREAD_IDLE_MS = 60_000
+
+/** The worker's file beside this one (dist/lib/password/hash-worker.js in the package). */
+const WORKER = new URL('./hash-worker.js', import.meta.url)
+
+export interface HashPoolOptions {
+  /** Threads at most, each running one hash or verification at a time. */
+  threads: number
+  workerData: HashWorkerData
+  log: { error: (details: object, message: string) => void }
+  /** The worker's module (tests give one that crashes). */
+  worker?: URL
+}
+
+/**
+ * The plugin's own threads for argon2 and the built-in legacy formats (piscina), so that libuv's thread
+ * pool (file system, DNS, zlib, async crypto) never waits behind a hash, however many are running.
+ * One thread starts with the pool (registration makes the dummy hash on it, so a worker that cannot start
+ * fails the registration); more start when every running one is busy, up to `threads`, and end after
+ * HASH_THREAD_IDLE_MS idle. Idle threads do not keep the process alive, and close() ends them all.
+ *
+ * A task that fails here (a thread that crashed, a pool being closed) rejects with 503, and a crashed
+ * thread is replaced. What is logged is the failure's name, code and message (the worker sends no
+ * library text: hash-tasks.ts), never the task: it holds a password.
+ */
+export class HashPool {
+  readonly threads: number
+  readonly #pool: Piscina
+  readonly #log: HashPoolOptions['log']
+  #closing = false
+
+  constructor ({ threads, workerData, log, worker = WORKER }: HashPoolOptions) {
+    this.threads = threads
+    this.#log = log
+    this.#pool = new Piscina({
+      filename: worker.href,
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: HASH_THREAD_IDLE_MS,
+      concurrentTasksPerWorker: 1,
+      workerData,
+      recordTiming: false
+    })
+    // A failure with no task to fail (a thread that died idle): without a listener it would be thrown.
+    this.#pool.on('error', (err: unknown) => { this.#logFailure(err, 'a password-hashing thread failed') })
+  }
+
+  /** Threads started now (at most `threads`). */
+  get started (): number {
+    return this.#pool.threads.length
+  }
+
+  async hash (password: string): Promise<string> {
+    return await this.#run({ kind: 'hash', password }) as string
+  }
+
+  async verify (task: Extract<HashTask, { kind: 'verify' }>): Promise<VerifyResult> {
+    return await this.#run(task) as VerifyResult
+  }
+
+  /** Lets running tasks finish, then ends every thread; later tasks are refused with 503. */
+  async close (): Promise<void> {
+    this.#closing = true
+    await this.#pool.close()
+  }
+
+  async #run (task: HashTask): Promise<unknown> {
+    // piscina would start a thread again for work that comes after close().
+    if (this.#closing) throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+    try {
+      return await this.#pool.run(task)
+    } catch (err) {
+      if (!this.#closing) this.#logFailure(err, 'a password-hashing task failed; answered 503')
+      throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+    }
+  }
+
+  #logFailure (err: unknown, message: string): void {
+    const { name, code, message: text } = (err ?? {}) as { name?: unknown, code?: unknown, message?: unknown }
+    this.#log.error({ hashingError: { name, code, message: String(text).slice(0, 300) } }, `fastify-password-auth: ${message}`)
+  }
+}
