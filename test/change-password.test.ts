@@ -156,5 +156,5 @@ t.test('of concurrent changes with the right current password exactly one wins',
 t.test('a change runs one verification and one hash', async (t) => {
   const { changePassword, app } = await buildTestApp(t)
   await changePassword(changeBody())
-  t.same({ ...app.passwordAuth.stats(), inFlight: 0 }, { verifications: 1, hashes: 1, shed: 0, inFlight: 0 })
+  t.match(app.passwordAuth.stats(), { verifications: 1, hashes: 1, shed: 0 })
 })

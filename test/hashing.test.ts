@@ -1,6 +1,8 @@
 import t from 'tap'
 import { hashPassword, MemoryAccountStore } from '../lib/index.js'
-import { defaultHashConcurrency, HashQueue } from '../lib/password/hash-queue.js'
+import { availableParallelism } from 'node:os'
+import { HashQueue } from '../lib/password/hash-queue.js'
+import { defaultHashThreads } from '../lib/password/options.js'
 import { needsUpgrade } from '../lib/password/hasher.js'
 import { parseArgon2Hash } from '../lib/password/legacy/argon2.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
@@ -20,6 +22,7 @@ t.test('the queue runs at most `concurrency` tasks and lets `maxWaiting` wait, s
   const accepted = Array.from({ length: 5 }, task)
   await t.rejects(task(), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503, retryAfter: 1 })
   t.equal(queue.size, 5)
+  t.equal(queue.running, 2)
   t.equal(queue.shed, 1)
   // eslint-disable-next-line no-unmodified-loop-condition -- the tasks decrement `running` as they finish
   while (releases.length > 0 || running > 0) {
@@ -37,17 +40,18 @@ t.test('a failing task frees its slot', async (t) => {
   t.equal(await queue.run(async () => 42), 42)
 })
 
-t.test('default concurrency: one more than the cores, always one libuv thread free', async (t) => {
-  const cores = (await import('node:os')).availableParallelism()
-  t.equal(defaultHashConcurrency(4), Math.min(cores + 1, 3))
-  t.equal(defaultHashConcurrency(2), 1)
-  t.equal(defaultHashConcurrency(1), 1)
-  t.equal(defaultHashConcurrency(64), cores + 1)
+t.test('the hashing pool has a thread per core unless configured, and stats() says so', async (t) => {
+  t.equal(defaultHashThreads(), availableParallelism())
+  const defaults = await buildTestApp(t)
+  t.equal(defaults.app.passwordAuth.stats().threads, availableParallelism())
+  const three = await buildTestApp(t, { auth: { hashing: { threads: 3 } } })
+  t.equal(three.app.passwordAuth.stats().threads, 3)
+  t.same(three.app.passwordAuth.stats(), { verifications: 0, hashes: 0, shed: 0, inFlight: 0, running: 0, threads: 3 })
 })
 
 t.test('beyond the queue, logins are shed at once with 503 and Retry-After', async (t) => {
   const { app, accounts } = await buildTestApp(t, {
-    auth: { argon2: { memoryCost: 8192, timeCost: 2, parallelism: 1 }, hashing: { concurrency: 1, maxQueue: 2 } }
+    auth: { argon2: { memoryCost: 8192, timeCost: 2, parallelism: 1 }, hashing: { threads: 1, maxQueue: 2 } }
   })
   const hash = await hashPassword(PASSWORD, { memoryCost: 8192, timeCost: 2 })
   for (let i = 0; i < 20; i++) accounts.add({ email: `user${i}@example.com`, passwordHash: hash })
@@ -86,7 +90,7 @@ t.test('with the hashing queue full, Login and ChangePassword answer 503 before 
   const { app, login } = await buildTestApp(t, {
     auth: {
       argon2: { memoryCost: 65536, timeCost: 3, parallelism: 1 },
-      hashing: { concurrency: 1, maxQueue: 1 },
+      hashing: { threads: 1, maxQueue: 1 },
       rateLimit: { max: 3, timeWindow: 60_000 },
       onEvent: (event) => { events.push(event.type) }
     }

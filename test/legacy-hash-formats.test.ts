@@ -1,17 +1,25 @@
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseArgon2Hash } from '../lib/password/legacy/argon2.js'
 import { decodeBase64 } from '../lib/password/legacy/base64.js'
-import { bcryptCost, createBcryptFormat, loadBcrypt } from '../lib/password/legacy/bcrypt.js'
+import { createHashTasks, type HashTask } from '../lib/password/hash-tasks.js'
+import { BCRYPT_MODULE, bcryptCost, bcryptLoader, createBcryptFormat } from '../lib/password/legacy/bcrypt.js'
 import { djangoPbkdf2Format, parseDjangoPbkdf2Hash } from '../lib/password/legacy/django.js'
 import { createHashVerifier, type LegacyHashFormat } from '../lib/password/legacy/index.js'
 import { parseScryptHash, scryptFormat } from '../lib/password/legacy/scrypt.js'
+import { HashFormatUnavailableError } from '../lib/password/legacy/types.js'
 import {
   ARGON2I, ARGON2ID_P2, BCRYPT_2A, BCRYPT_2B, BCRYPT_2Y, BCRYPT_LONG, BCRYPT_NFC, DJANGO, DJANGO_600K, DJANGO_NFC, DJANGO_NFD,
   LONG_PASSWORD, NFC_PASSWORD, NFD_PASSWORD, PASSWORD, SCRYPT, SCRYPT_NFC, SCRYPT_PADDED
 } from './fixtures/legacy-hashes.js'
 
 const quietLog = { error: () => {} }
-const verifier = (legacyHashes: LegacyHashFormat[] = []) => createHashVerifier({ pepper: undefined, params: { memoryCost: 19456, timeCost: 2 }, legacyHashes, log: quietLog })
+// A hashing worker's work, run in this thread: the dispatcher is tested here, the threads in hash-pool.test.ts.
+const inProcess = (bcryptModule = BCRYPT_MODULE) => createHashTasks({ params: { memoryCost: 1024, timeCost: 1, parallelism: 1 }, pepper: undefined, bcryptModule })
+const verifier = (legacyHashes: LegacyHashFormat[] = []) => {
+  const run = inProcess()
+  return createHashVerifier({ params: { memoryCost: 19456, timeCost: 2 }, legacyHashes, log: quietLog, verifyBuiltIn: async (task) => run(task) })
+}
 
 t.test('base64: standard alphabet, padded or not, nothing else', async (t) => {
   t.same(decodeBase64('aGFzaA'), Buffer.from('hash'))
@@ -56,48 +64,65 @@ t.test('bcrypt: $2a$, $2b$, $2y$ with a cost from 4 to 14', async (t) => {
 })
 
 t.test('bcrypt verifies hashes libxcrypt made, including UTF-8 and every prefix', async (t) => {
-  const bcrypt = createBcryptFormat(() => t.fail('loads'))
+  const bcrypt = createBcryptFormat(bcryptLoader(BCRYPT_MODULE))
   for (const hash of [BCRYPT_2A, BCRYPT_2B, BCRYPT_2Y]) {
-    t.equal(await bcrypt.verify(hash, PASSWORD), true, hash.slice(0, 4))
-    t.equal(await bcrypt.verify(hash, `${PASSWORD}!`), false, `${hash.slice(0, 4)} wrong`)
+    t.equal(bcrypt.verify(hash, PASSWORD), true, hash.slice(0, 4))
+    t.equal(bcrypt.verify(hash, `${PASSWORD}!`), false, `${hash.slice(0, 4)} wrong`)
   }
-  t.equal(await bcrypt.verify(BCRYPT_NFC, NFC_PASSWORD), true)
-  t.equal(await bcrypt.verify(BCRYPT_NFC, NFD_PASSWORD), false, 'other bytes, other hash')
+  t.equal(bcrypt.verify(BCRYPT_NFC, NFC_PASSWORD), true)
+  t.equal(bcrypt.verify(BCRYPT_NFC, NFD_PASSWORD), false, 'other bytes, other hash')
 })
 
 t.test('bcrypt reads only the first 72 bytes, as the libraries that made the hashes did', async (t) => {
-  const bcrypt = createBcryptFormat(() => t.fail('loads'))
+  const bcrypt = createBcryptFormat(bcryptLoader(BCRYPT_MODULE))
   t.ok(Buffer.byteLength(LONG_PASSWORD) > 72)
-  t.equal(await bcrypt.verify(BCRYPT_LONG, LONG_PASSWORD), true, 'the whole passphrase')
+  t.equal(bcrypt.verify(BCRYPT_LONG, LONG_PASSWORD), true, 'the whole passphrase')
   const first72 = Buffer.from(LONG_PASSWORD).subarray(0, 72).toString()
-  t.equal(await bcrypt.verify(BCRYPT_LONG, `${first72} and another ending`), true, 'same first 72 bytes')
-  t.equal(await bcrypt.verify(BCRYPT_LONG, first72.slice(0, -1)), false, '71 bytes')
+  t.equal(bcrypt.verify(BCRYPT_LONG, `${first72} and another ending`), true, 'same first 72 bytes')
+  t.equal(bcrypt.verify(BCRYPT_LONG, first72.slice(0, -1)), false, '71 bytes')
 })
 
-t.test('bcrypt not installed: unsupported, reported once, never retried', async (t) => {
+t.test('bcrypt not installed: the format loads once, then every bcrypt hash is unavailable with the loader\'s error', async (t) => {
   let loads = 0
-  const errors: unknown[] = []
   const notFound = Object.assign(new Error("Cannot find package '@node-rs/bcrypt'"), { code: 'ERR_MODULE_NOT_FOUND' })
-  const loadMissing = async (): Promise<never> => { loads++; throw notFound }
+  const bcrypt = createBcryptFormat(() => { loads++; throw notFound })
+  for (const hash of [BCRYPT_2B, BCRYPT_2Y]) {
+    t.throws(() => bcrypt.verify(hash, PASSWORD), new HashFormatUnavailableError("Cannot find package '@node-rs/bcrypt'", 'ERR_MODULE_NOT_FOUND'))
+  }
+  t.equal(loads, 1, 'never retried')
+  const odd = createBcryptFormat(() => { throw null }) // eslint-disable-line no-throw-literal
+  t.throws(() => odd.verify(BCRYPT_2B, PASSWORD), { message: 'undefined', code: undefined })
+})
+
+t.test('bcrypt not installed: unsupported, reported once, never sent to a worker again', async (t) => {
+  const errors: unknown[] = []
   const log = { error: (details: object, message: string) => { errors.push({ details, message }) } }
-  const verify = createHashVerifier({ pepper: undefined, params: { memoryCost: 19456, timeCost: 2 }, legacyHashes: [], log, loadBcrypt: loadMissing })
+  const run = inProcess('@node-rs/bcrypt-not-installed')
+  const sent: HashTask[] = []
+  const verify = createHashVerifier({ params: { memoryCost: 19456, timeCost: 2 }, legacyHashes: [], log, verifyBuiltIn: async (task) => { sent.push(task); return run(task) } })
   t.same(await verify(BCRYPT_2B, PASSWORD), { verdict: 'unsupported_hash', format: 'bcrypt' })
   t.same(await verify(BCRYPT_2Y, 'anything'), { verdict: 'unsupported_hash', format: 'bcrypt' })
-  t.equal(loads, 1)
+  t.equal(sent.length, 1)
   t.equal(errors.length, 1)
   t.match(errors[0], {
-    details: { importError: { code: 'ERR_MODULE_NOT_FOUND', message: /@node-rs\/bcrypt/ } },
+    details: { importError: { code: 'MODULE_NOT_FOUND', message: /@node-rs\/bcrypt-not-installed/ } },
     message: /npm install @node-rs\/bcrypt/
   })
   t.same(await verify(SCRYPT, PASSWORD), { verdict: 'verified', format: 'scrypt' }, 'other formats are unaffected')
-
-  const odd = createHashVerifier({ pepper: undefined, params: { memoryCost: 19456, timeCost: 2 }, legacyHashes: [], log, loadBcrypt: async () => { throw null } }) // eslint-disable-line no-throw-literal
-  t.same(await odd(BCRYPT_2B, PASSWORD), { verdict: 'unsupported_hash', format: 'bcrypt' })
-  t.match(errors[1], { details: { importError: { message: 'undefined' } } })
 })
 
-t.test('the real loader imports @node-rs/bcrypt', async (t) => {
-  t.type((await loadBcrypt()).verify, 'function')
+t.test('the real loader loads @node-rs/bcrypt', async (t) => {
+  t.type(bcryptLoader(BCRYPT_MODULE)().verifySync, 'function')
+})
+
+t.test('a failure leaves a worker\'s work as the kind of failure, never the library\'s text (it may quote a password or hash)', async (t) => {
+  const throwing = fileURLToPath(new URL('./fixtures/throwing-bcrypt.js', import.meta.url))
+  const run = createHashTasks({ params: { memoryCost: 1024, timeCost: 1, parallelism: 1 }, pepper: undefined, bcryptModule: throwing })
+  t.throws(() => run({ kind: 'verify', format: 'bcrypt', hash: BCRYPT_2B, passwords: [PASSWORD] }), { message: 'bcrypt verification failed (Error InvalidArg)' })
+  const tooCheap = createHashTasks({ params: { memoryCost: 1, timeCost: 1, parallelism: 1 }, pepper: undefined, bcryptModule: BCRYPT_MODULE })
+  t.throws(() => tooCheap({ kind: 'hash', password: PASSWORD }), { message: /^argon2id hashing failed \(Error/ })
+  t.match(run({ kind: 'hash', password: PASSWORD }), /^\$argon2id\$v=19\$m=1024,t=1,p=1\$/)
+  t.equal(run({ kind: 'verify', format: 'argon2', hash: 'not a hash', passwords: [PASSWORD] }), false, 'argon2 refusing a string is a failure, not an error')
 })
 
 t.test('scrypt PHC strings: parameters within 64 MiB and 2^21 block mixes', async (t) => {
@@ -125,7 +150,7 @@ t.test('scrypt PHC strings: parameters within 64 MiB and 2^21 block mixes', asyn
   ]) t.equal(parseScryptHash(bad), null, bad)
 })
 
-t.test('scrypt verifies hashes hashlib made, constant-time, off the event loop', async (t) => {
+t.test('scrypt verifies hashes hashlib made, constant-time', async (t) => {
   t.equal(await scryptFormat.verify(SCRYPT, PASSWORD), true)
   t.equal(await scryptFormat.verify(SCRYPT_PADDED, PASSWORD), true)
   t.equal(await scryptFormat.verify(SCRYPT_NFC, NFC_PASSWORD), true)

@@ -145,7 +145,7 @@ t.test('the message limit is shared with ForgotPassword; Register is shed with 5
   t.same(messages.map((message) => message.type), ['account_exists', 'password_reset'])
   t.match(events.filter((event) => event.type === 'account.registration_requested').map((event) => 'outcome' in event && event.outcome), ['account_exists', 'limited'])
 
-  const saturated = await registrationApp(t, { hashing: { concurrency: 1, maxQueue: 0 } })
+  const saturated = await registrationApp(t, { hashing: { threads: 1, maxQueue: 0 } })
   const statuses = await Promise.all(Array.from({ length: 12 }, async (_, i) => (await saturated.register(`flood${i}@example.com`)).statusCode))
   t.ok(statuses.includes(503), `shed: ${statuses.join(',')}`)
   t.ok(statuses.every((status) => status === 202 || status === 503))

@@ -12,7 +12,7 @@ t.test('slow rows filling the hashing queue cannot outrun the per-e-mail throttl
 })
 
 t.test('a login that waits behind slow rows is answered within its lease: 503, not an unbounded wait', async (t) => {
-  const { app, accounts, login } = await buildTestApp(t, { auth: { legacyHashes: [slowFormat], storeTimeout: 100, hashing: { concurrency: 1, maxQueue: 1000 } } })
+  const { app, accounts, login } = await buildTestApp(t, { auth: { legacyHashes: [slowFormat], storeTimeout: 100, hashing: { threads: 1, maxQueue: 1000 } } })
   for (let i = 0; i < 10; i++) accounts.add({ email: `slow${i}@example.com`, passwordHash: `slow$${i}` })
   const flood = Array.from({ length: 10 }, async (_, i) => await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: `slow${i}@example.com`, password: 'x' } }))
   await new Promise((resolve) => setTimeout(resolve, 20))

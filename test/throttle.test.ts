@@ -89,7 +89,7 @@ t.test('block durations: 30 s after the fifth failure, doubling up to 15 minutes
 })
 
 t.test('200 parallel wrong guesses get at most 5 verifications', async (t) => {
-  const { login, app } = await buildTestApp(t, { auth: { hashing: { concurrency: 1, maxQueue: 1000 } } })
+  const { login, app } = await buildTestApp(t, { auth: { hashing: { threads: 1, maxQueue: 1000 } } })
   const responses = await Promise.all(Array.from({ length: 200 }, async () => await login(EMAIL, WRONG)))
   const statuses = new Map<number, number>()
   for (const { statusCode } of responses) statuses.set(statusCode, (statuses.get(statusCode) ?? 0) + 1)
@@ -100,7 +100,7 @@ t.test('200 parallel wrong guesses get at most 5 verifications', async (t) => {
 })
 
 t.test('an attempt that could not be decided does not count', async (t) => {
-  const { login } = await buildTestApp(t, { auth: { hashing: { concurrency: 1, maxQueue: 0 } } })
+  const { login } = await buildTestApp(t, { auth: { hashing: { threads: 1, maxQueue: 0 } } })
   // With no room to wait, concurrent attempts beyond the first are shed with 503 and must not count.
   for (let round = 0; round < 3; round++) {
     const statuses = (await Promise.all([login(EMAIL, WRONG), login(EMAIL, WRONG), login(EMAIL, WRONG)])).map((r) => r.statusCode)

@@ -24,7 +24,7 @@ export async function slowRowAttack (t: Test, attempts?: AttemptStore): Promise<
   }
   // A short store timeout makes the lease short (about 3 × storeTimeout), so the attack runs in seconds.
   const { app, accounts } = await buildTestApp(t, {
-    auth: { legacyHashes: [slowFormat, victimFormat], storeTimeout: 100, hashing: { concurrency: 1, maxQueue: 1000 }, ...attempts === undefined ? {} : { attempts } }
+    auth: { legacyHashes: [slowFormat, victimFormat], storeTimeout: 100, hashing: { threads: 1, maxQueue: 1000 }, ...attempts === undefined ? {} : { attempts } }
   })
   accounts.add({ email: 'victim@example.com', passwordHash: 'victim$x' })
   for (let i = 0; i < 12; i++) accounts.add({ email: `slow${i}@example.com`, passwordHash: `slow$${i}` })

@@ -56,9 +56,9 @@ t.test('reservations the plugin gave up on are cancelled, so they lock nobody ou
 t.test('an unsettled reservation counts for a lease derived from the options, not a fixed 30 s', async (t) => {
   const { attemptLeaseMs } = await import('../../lib/password/attempt-lease.js')
   const cheap = { ...CHEAP_ARGON2 }
-  const lease = attemptLeaseMs({ storeTimeout: 200, argon2: cheap, hashing: { concurrency: 1, maxQueue: 4 } })
+  const lease = attemptLeaseMs({ storeTimeout: 200, argon2: cheap, hashing: { threads: 1, maxQueue: 4 } })
   t.ok(lease >= 600 && lease < 700, `3 × storeTimeout plus a few cheap hashes: ${lease} ms`)
-  const defaults = attemptLeaseMs({ storeTimeout: 2000, argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 }, hashing: { concurrency: 3, maxQueue: 96 } })
+  const defaults = attemptLeaseMs({ storeTimeout: 2000, argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 }, hashing: { threads: 2, maxQueue: 64 } })
   t.ok(defaults > 6000 && defaults < 12_000, `defaults: ${defaults} ms`)
 
   const seen: number[] = []
@@ -67,7 +67,7 @@ t.test('an unsettled reservation counts for a lease derived from the options, no
     reserve: async (key, ticket, policy) => { seen.push(policy.leaseMs); return await inner.reserve(key, ticket, policy) },
     settle: async (...args) => { await inner.settle(...args) }
   }
-  const hashing = { concurrency: 1, maxQueue: 4 }
+  const hashing = { threads: 1, maxQueue: 4 }
   const { login } = await buildTestApp(t, { auth: { attempts, storeTimeout: 200, hashing } })
   t.equal((await login()).statusCode, 200)
   t.same(seen, [attemptLeaseMs({ storeTimeout: 200, argon2: cheap, hashing })], 'the store gets that lease')
