@@ -9,13 +9,13 @@ import { SERVER_NODE_FLAGS, startProcess, type StartedProcess } from '../node-pr
 
 export type Child = StartedProcess
 
-/** Runs `node <flags> script` with `env` added to ours; resolves once its output matches `ready`. */
-export async function startChild (script: string, env: Record<string, string>, ready: RegExp, flags = SERVER_NODE_FLAGS, timeoutMs = 30_000): Promise<StartedProcess> {
+/** Runs `node <flags> script` with `env` added to ours (`undefined` removes a variable); resolves once its output matches `ready`. */
+export async function startChild (script: string, env: Record<string, string | undefined>, ready: RegExp, flags = SERVER_NODE_FLAGS, timeoutMs = 30_000): Promise<StartedProcess> {
   return await startProcess(process.execPath, [...flags, script], { ...process.env, ...env }, ready, timeoutMs)
 }
 
 /** Runs `node script` to completion and resolves with what it printed on stdout. */
-export async function runChild (script: string, args: string[], env: Record<string, string>): Promise<string> {
+export async function runChild (script: string, args: string[], env: Record<string, string | undefined>): Promise<string> {
   const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })

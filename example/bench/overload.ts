@@ -55,7 +55,7 @@ export async function startExampleServer (runId: string): Promise<Server> {
   const file = join(tmpdir(), `fpa-bench-accounts-${runId}.json`)
   await writeFile(file, JSON.stringify(Array.from({ length: ACTIVE_ACCOUNTS }, (_, i) => ({ email: activeEmail(i), passwordHash }))))
   const child = await startChild(EXAMPLE_SERVER, {
-    PORT: '0', HOST: '127.0.0.1', JWT_SECRET: BENCH_SECRET, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', LOG_LEVEL: 'warn', UV_THREADPOOL_SIZE: '4'
+    PORT: '0', HOST: '127.0.0.1', JWT_SECRET: BENCH_SECRET, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', LOG_LEVEL: 'warn'
   }, /listening on (http:\/\/\S+)/, EXAMPLE_SERVER_NODE_FLAGS)
   return { ...child, name: 'example', url: child.match[1]!, pid: child.process.pid! }
 }

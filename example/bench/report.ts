@@ -7,6 +7,7 @@ import type { LoginMfaPair } from './login-mfa.js'
 import type { OverloadResult } from './overload.js'
 import { okRates, pairedRatio, pairedText, type PairedRatio } from './pairs.js'
 import { total } from './round-trips.js'
+import { pooled, type ScaleResult } from './scale.js'
 import type { MixedResult } from './scenarios.js'
 import type { Profile } from './settings.js'
 
@@ -44,6 +45,8 @@ export interface BenchResults {
   settings: Record<string, unknown> & { argon2: { memoryCost: number, timeCost: number, parallelism: number }, mixedRate: number, accounts: number }
   profiles: Record<Profile['name'], Profile>
   notes: string[]
+  /** Login at full parallelism (4 × cores connections) against the ceiling and the hand-written login (scale.ts). */
+  scale?: ScaleResult
   ceiling?: CeilingSummary
   /** Each round: the ceiling, then Login (both profiles), the hand-written login, Register and Reauthenticate. */
   login?: { defaults: Rounds, tuned: Rounds, hand: Rounds, register?: Rounds, reauthenticate?: Rounds }
@@ -80,7 +83,7 @@ export interface BenchResults {
   totalSeconds?: number
 }
 
-export type TargetId = 'login-defaults' | 'login-tuned' | 'login-hand' | 'register' | 'reauthenticate' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' | 'refresh' | 'login-mfa' |
+export type TargetId = 'scale-ceiling' | 'scale-hand' | 'login-defaults' | 'login-tuned' | 'login-hand' | 'register' | 'reauthenticate' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' | 'refresh' | 'login-mfa' |
   'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'overload-rss-example' | 'enumeration' | 'forgot-enumeration' | 'forgot-flood' | 'register-enumeration' | 'register-flood' | 'lockout'
 
 /** One fresh process: plugin registration and ready, and memory after a GC. */
@@ -107,8 +110,19 @@ const ONE = 1.01
  * Every ratio the bench reports, from the runs measured side by side: the median pair with its range. The
  * ceiling's rounds pair with the routes' rounds of the same index.
  */
-export function pairedRatios (r: BenchResults): Partial<Record<TargetId | 'login-tuned-hand', PairedRatio>> {
-  const ratios: Partial<Record<TargetId | 'login-tuned-hand', PairedRatio>> = {}
+export type RatioId = TargetId | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling'
+
+export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRatio>> {
+  const ratios: Partial<Record<RatioId, PairedRatio>> = {}
+  if (r.scale !== undefined) {
+    const ceiling = r.scale.ceiling.map((run) => run.perSecond)
+    const login = okRates(r.scale.login)
+    ratios['scale-ceiling'] = pairedRatio(login, ceiling)
+    ratios['scale-hand'] = pairedRatio(login, okRates(r.scale.handFull))
+    ratios['scale-hand-ceiling'] = pairedRatio(okRates(r.scale.handFull), ceiling)
+    ratios['scale-hand-default'] = pairedRatio(login, okRates(r.scale.handDefault))
+    ratios['scale-hand-default-ceiling'] = pairedRatio(okRates(r.scale.handDefault), ceiling)
+  }
   if (r.login !== undefined) {
     const ceiling = r.ceiling?.runs.map((run) => run.perSecond)
     const hand = okRates(r.login.hand.rounds)
@@ -134,7 +148,7 @@ export function pairedRatios (r: BenchResults): Partial<Record<TargetId | 'login
 }
 
 /** The targets that are ratios (shown with ×). */
-const RATIO_TARGETS = new Set<TargetId>(['login-defaults', 'login-tuned', 'login-hand', 'register', 'reauthenticate', 'me-memory', 'me-redis', 'logout'])
+const RATIO_TARGETS = new Set<TargetId>(['scale-ceiling', 'scale-hand', 'login-defaults', 'login-tuned', 'login-hand', 'register', 'reauthenticate', 'me-memory', 'me-redis', 'logout'])
 
 export function checkTargets (r: BenchResults): Target[] {
   const targets: Target[] = []
@@ -143,6 +157,8 @@ export function checkTargets (r: BenchResults): Target[] {
     const value = paired[id]?.median
     if (value !== undefined) targets.push({ id, name: `${name} (median of pairs)`, value, target: `≥ ${min.toFixed(2)}`, met: value >= min, min })
   }
+  ratio('scale-ceiling', 'Login / argon2 ceiling at full parallelism (4 × cores connections)', 0.9)
+  ratio('scale-hand', 'Login / hand-written login with a libuv thread per core, at full parallelism', 0.95)
   ratio('login-defaults', 'Login / argon2 ceiling (defaults)', 0.9)
   ratio('login-tuned', 'Login / argon2 ceiling (tuned)', 0.9)
   ratio('login-hand', 'Login / hand-written login (defaults)', 1)
@@ -254,7 +270,7 @@ export function renderTable (r: BenchResults): string {
   const targets = r.targets ?? checkTargets(r)
   const target = (id: TargetId): Target | undefined => targets.find(t => t.id === id)
   const paired = pairedRatios(r)
-  const pairs = (id: keyof typeof paired, baseline: string): string => paired[id] === undefined ? '' : pairedText(paired[id], baseline, target(id as TargetId)?.min)
+  const pairs = (id: RatioId, baseline: string): string => paired[id] === undefined ? '' : pairedText(paired[id], baseline, target(id as TargetId)?.min)
   const rows: string[][] = []
   const row = (scenario: string, result: LoadResult | undefined, cells: { throughput?: string, ratio?: string, target?: TargetId, expected?: string, p50?: string, p99?: string } = {}): void => {
     const t = cells.target === undefined ? undefined : target(cells.target)
@@ -273,9 +289,26 @@ export function renderTable (r: BenchResults): string {
   }
   const { defaults, tuned } = r.profiles
 
+  if (r.scale !== undefined) {
+    const { cores, connections, threads, ceiling } = r.scale
+    const perSecond = ceiling.reduce((sum, run) => sum + run.verifications, 0) / ceiling.reduce((sum, run) => sum + run.durationMs / 1000, 0)
+    rows.push([`Scale, ${cores} cores, ${connections} connections: argon2 ceiling, raw verify, ${connections} in flight on ${cores} libuv threads, no HTTP`,
+      `${rate(perSecond)} /s (${ceiling.map(run => rate(run.perSecond)).join(', ')})`, '', '', '1.00 ×', '', '', '', '', ''])
+    const scaleRow = (label: string, runs: ScaleResult['login'], ratio: string, id?: TargetId): void => {
+      const all = pooled(runs)
+      row(label, all, { throughput: `${rate(all.okPerSecond)} /s`, p50: ms(all.byStatus['200']?.p50), p99: ms(all.byStatus['200']?.p99), ratio, target: id })
+    }
+    scaleRow(`Scale: POST /hand/login, UV_THREADPOOL_SIZE=${threads.handFull}`, r.scale.handFull, pairs('scale-hand-ceiling', 'ceiling'))
+    scaleRow(`Scale: POST /hand/login, libuv's default pool (${threads.handDefault} threads)`, r.scale.handDefault, pairs('scale-hand-default-ceiling', 'ceiling'))
+    scaleRow(`Scale: POST /Auth/Login, plugin defaults (${threads.login} hashing threads), no UV_THREADPOOL_SIZE`, r.scale.login, pairs('scale-ceiling', 'ceiling'), 'scale-ceiling')
+    rows.push([`Scale: Login / hand-written login, UV_THREADPOOL_SIZE=${threads.handFull}`, '', '', '', pairs('scale-hand', 'by hand'),
+      target('scale-hand') === undefined ? '' : `${target('scale-hand')!.target} ×`, verdict(target('scale-hand')), '', '', ''])
+    rows.push(['Scale: Login / hand-written login, libuv\'s default pool', '', '', '', pairs('scale-hand-default', 'by hand'), '', '', '', '', ''])
+  }
+
   if (r.ceiling !== undefined && r.login !== undefined) {
     const limit = r.ceiling
-    rows.push([`argon2 ceiling: raw verify, ${defaults.hashConcurrency} at once, UV_THREADPOOL_SIZE=${defaults.threadPoolSize}, no HTTP`,
+    rows.push([`argon2 ceiling: raw verify, ${defaults.hashThreads} at once, UV_THREADPOOL_SIZE=${defaults.threadPoolSize}, no HTTP`,
       `${rate(limit.perSecond)} /s (${limit.runs.map(run => rate(run.perSecond)).join(', ')})`, '', '', '1.00 ×', '', '', '', '', ''])
     const hand = r.login.hand
     row(`POST /hand/login: written by hand (lookup, argon2 verify, jwt.sign), ${defaults.description}`, hand, {
@@ -451,6 +484,17 @@ export function renderTable (r: BenchResults): string {
       (targets.some(t => !t.met) ? ` (missed: ${targets.filter(t => !t.met).map(t => t.name).join('; ')})` : '') + '.',
     ''
   ]
+  if (r.scale !== undefined) {
+    const { cores, threads } = r.scale
+    for (const [name, runs, hashing] of [['Login', r.scale.login, `of ${threads.login} hashing threads`], [`by hand, UV_THREADPOOL_SIZE=${threads.handFull}`, r.scale.handFull, `of ${threads.handFull} libuv threads`],
+      ['by hand, libuv\'s default pool', r.scale.handDefault, `of ${threads.handDefault} libuv threads`]] as const) {
+      const all = pooled(runs)
+      const perLogin = (micros: number | undefined): string => micros === undefined ? '–' : `${(micros / 1000).toFixed(2)} ms`
+      lines.push(`- Scale, ${name}: ${all.hashesRunning === undefined ? '–' : all.hashesRunning.toFixed(1)} ${hashing} busy on average; per login, server CPU ` +
+        `${perLogin(all.serverCpuMicrosPerResponse)} (event loop ${perLogin(all.eventLoopCpuMicrosPerResponse)}), load generator ${perLogin(all.loadGeneratorCpuMicrosPerResponse)}` +
+        (all.machineIdleShare === undefined ? '' : `; ${(all.machineIdleShare * 100).toFixed(1)} % of the ${cores} cores left idle`) + '.')
+    }
+  }
   for (const [name, login] of [['defaults', r.login?.defaults], ['tuned', r.login?.tuned], ['hand-written', r.login?.hand]] as const) {
     if (login?.eventLoopCpuMicrosPerResponse === undefined || login.loadGeneratorCpuMicrosPerResponse === undefined) continue
     const share = (login.eventLoopCpuMicrosPerResponse + login.loadGeneratorCpuMicrosPerResponse) * login.okPerSecond / 1e6 / m.cpus

@@ -4,8 +4,8 @@
  * and writes the whole result as JSON. What each row measures: example/bench/README.md.
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
- * sections: login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register, mfa; default all), BENCH_THREADPOOL_SIZE (the defaults profile's pool, default max(4, cores + 2)), BENCH_REDIS_URL
+ * sections: scale, login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
+ * startup, forgot, register, mfa; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -32,6 +32,7 @@ import {
   ceiling, expectOk, interleavedRounds, log, LOGIN_CONNECTIONS, loginLoad, loginSessions, logoutRounds, median, meDuringFlood, mixed,
   MIXED_RATE, reauthenticateLoad, refresh, registerLoad, ROUTE_CONNECTIONS, startServer, type Server
 } from './scenarios.js'
+import { scale } from './scale.js'
 import { ACTIVE_ACCOUNTS, BENCH_PASSWORD, profiles } from './settings.js'
 
 const env = process.env
@@ -40,7 +41,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa'] as const
+const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -160,6 +161,13 @@ async function main (): Promise<void> {
   }
   await sampleBackground()
 
+  // 0. Login at the machine's full parallelism against the ceiling and the hand-written login, on
+  //    servers of its own (scale.ts), before the others start.
+  if (wanted('scale')) {
+    results.scale = await scale(seconds, ROUNDS)
+    await sampleBackground()
+  }
+
   // Both profiles' servers run side by side; the idle one costs nothing.
   const server = await startServer(defaults, {}, 'memory')
   const tunedServer = await startServer(tuned, {}, 'tuned')
@@ -215,7 +223,7 @@ async function main (): Promise<void> {
     }
     if (wanted('enumeration')) {
       log('enumeration')
-      results.enumeration = await probeEnumeration(server.url, { workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
+      results.enumeration = await probeEnumeration(server.url, { workers: defaults.hashThreads, durationSeconds: seconds * 1.5, runId })
     }
     if (wanted('forgot') || wanted('register')) {
       // What any HTTP flood at that rate costs /me on this machine: POSTs to a route that does not exist.
@@ -225,7 +233,7 @@ async function main (): Promise<void> {
     if (wanted('register')) {
       log('Register: enumeration, then GET /me alone and during a registration flood')
       // Every request is an argon2 hash: a longer window, so each branch's median rests on several hundred samples.
-      results.registerEnumeration = await probeEnumeration(server.url, { route: 'register', workers: defaults.hashConcurrency, durationSeconds: seconds * 3, runId })
+      results.registerEnumeration = await probeEnumeration(server.url, { route: 'register', workers: defaults.hashThreads, durationSeconds: seconds * 3, runId })
       results.registerFlood = {
         connections: FLOOD_CONNECTIONS,
         ...await meDuringFlood(server, tokens, FLOOD_CONNECTIONS, seconds, '/Auth/Register', (email) => ({ email, password: BENCH_PASSWORD, confirmPassword: BENCH_PASSWORD }))
@@ -233,7 +241,7 @@ async function main (): Promise<void> {
     }
     if (wanted('forgot')) {
       log('ForgotPassword: enumeration, then GET /me alone and during a ForgotPassword flood')
-      results.forgotEnumeration = await probeEnumeration(server.url, { route: 'forgot', workers: defaults.hashConcurrency, durationSeconds: seconds * 1.5, runId })
+      results.forgotEnumeration = await probeEnumeration(server.url, { route: 'forgot', workers: defaults.hashThreads, durationSeconds: seconds * 1.5, runId })
       results.forgotFlood = { connections: FLOOD_CONNECTIONS, ...await meDuringFlood(server, tokens, FLOOD_CONNECTIONS, seconds, '/Auth/ForgotPassword') }
     }
     if (wanted('flood')) {

@@ -34,8 +34,14 @@ export interface Server extends Child {
   pid: number
 }
 
+/** How a server under test is started: a name for its CPU profiles, and its environment (`undefined` removes a variable). */
+export interface ServerProfile {
+  name: string
+  env: Record<string, string | undefined>
+}
+
 /** The server under test, as a child process with `profile`'s environment (and `env`). */
-export async function startServer (profile: Profile, env: Record<string, string> = {}, name: string = profile.name): Promise<Server> {
+export async function startServer (profile: ServerProfile, env: Record<string, string | undefined> = {}, name: string = profile.name): Promise<Server> {
   const child = await startChild(SERVER_SCRIPT, { NODE_ENV: 'production', ...profile.env, ...env }, /bench server listening on (http:\/\/\S+)/)
   return { ...child, name, url: child.match[1]!, pid: child.process.pid! }
 }
@@ -46,7 +52,7 @@ const profileName = (server: Server, path: string, round?: number): string =>
 
 /** Raw argon2 verifications in a process of their own, with `profile`'s pool and as many at once as its server. */
 export async function ceiling (profile: Profile, seconds: number): Promise<CeilingResult> {
-  const output = await runChild(CEILING_SCRIPT, [String(profile.hashConcurrency), String(seconds * 1000), '500'], profile.env)
+  const output = await runChild(CEILING_SCRIPT, [String(profile.hashThreads), String(seconds * 1000), '500'], profile.env)
   return JSON.parse(output) as CeilingResult
 }
 

@@ -28,10 +28,12 @@ import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.
 import { benchStores, type BenchStoreOptions } from './stores.js'
 
 export type BenchServerOptions = Omit<BenchStoreOptions, 'passwordHash'> & {
-  /** argon2 operations at once; default the plugin's (cores, at most the thread pool size − 1). */
-  hashConcurrency?: number
+  /** The plugin's hashing threads; default the plugin's (one per core). */
+  hashThreads?: number
   /** Where POST /bench/profile/stop writes CPU profiles; unset: no profiling routes. */
   profileDir?: string
+  /** Sample the hashes running every 10 ms (GET /bench/stats `hashSamples`). */
+  sampleHashes?: boolean
 }
 
 /** The JSON every bench route answers: the example's account schema, one compiled serializer for all three. */
@@ -73,7 +75,7 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     mfa: true,
     // Reauthenticate is measured (and the session routes come with it).
     sessionRoutes: true,
-    hashing: options.hashConcurrency === undefined ? undefined : { concurrency: options.hashConcurrency }
+    hashing: options.hashThreads === undefined ? undefined : { threads: options.hashThreads }
   })
 
   // /open and /plain answer this account, so all three routes serialise the same shape and size.
@@ -89,12 +91,21 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   app.get('/open', { schema }, async () => sample)
 
   // What a careful hand-written login does at least, with none of the plugin's throttling, equal-cost
-  // failures, bounded queue or audit events.
+  // failures, bounded queue or audit events. Its argon2 runs on libuv's pool, as a hand-written login's does.
+  let handVerifying = 0
+  const verifyByHand = async (hash: string, password: string): Promise<boolean> => {
+    handVerifying++
+    try {
+      return await verify(hash, password)
+    } finally {
+      handVerifying--
+    }
+  }
   app.post<{ Body: { email: string, password: string } }>('/hand/login', {
     schema: { body: HandLoginBody, response: { 200: HandLoginReply } }
   }, async (request, reply) => {
     const account = await accounts.findByEmail(request.body.email.trim().toLowerCase())
-    if (account === null || !account.active || !await verify(account.passwordHash, request.body.password.normalize('NFC'))) {
+    if (account === null || !account.active || !await verifyByHand(account.passwordHash, request.body.password.normalize('NFC'))) {
       return await reply.code(401).send({ message: 'invalid credentials' })
     }
     const accessToken = app.jwt.sign({ sub: account.id, jti: randomBytes(16).toString('base64url'), cv: account.credentialVersion })
@@ -115,7 +126,19 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   let peakRss = process.memoryUsage.rss()
   const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()) }, 100).unref()
   app.addHook('onClose', (_app, done) => { clearInterval(sampler); done() })
-  app.get('/bench/stats', async () => ({ ...app.passwordAuth.stats(), roundTrips: stores.roundTrips, stores: stores.description, memory: process.memoryUsage(), peakRss }))
+  // With BENCH_SAMPLE_HASHES: every 10 ms, the hashes running, the plugin's (on its threads) and the
+  // hand-written login's (at most libuv's pool size), summed; the bench divides two readings' difference.
+  const hashSamples = { samples: 0, plugin: 0, hand: 0 }
+  if (options.sampleHashes === true) {
+    const uvThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4
+    const hashSampler = setInterval(() => {
+      hashSamples.samples++
+      hashSamples.plugin += app.passwordAuth.stats().running
+      hashSamples.hand += Math.min(handVerifying, uvThreads)
+    }, 10).unref()
+    app.addHook('onClose', (_app, done) => { clearInterval(hashSampler); done() })
+  }
+  app.get('/bench/stats', async () => ({ ...app.passwordAuth.stats(), hashSamples, roundTrips: stores.roundTrips, stores: stores.description, memory: process.memoryUsage(), peakRss }))
   if (options.profileDir !== undefined) registerProfiler(app, options.profileDir)
   // Not measured: live sessions for tokens the bench signs itself (one Logout each), as Login would
   // start them, without an argon2 verification per session.
@@ -132,9 +155,10 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
 
 /**
  * Linux host tuning: lowers the scheduling priority (nice value) of every thread of this process but the
- * main one, that is the libuv thread pool (argon2, fs, dns) and V8's helper threads. Then the event loop
- * gets a core at once when a request arrives, while argon2 still gets every cycle the loop leaves. Call it
- * after the thread pool has started (the first hash starts it). Returns the number of threads changed.
+ * main one, that is the plugin's hashing threads, the libuv thread pool (fs, dns, the hand-written
+ * login's argon2) and V8's helper threads. Then the event loop gets a core at once when a request
+ * arrives, while argon2 still gets every cycle the loop leaves. Threads started later keep their nice
+ * value: call it again once they have started. Returns the number of threads changed.
  */
 export function lowerHelperThreadPriority (nice: number): number {
   let changed = 0
@@ -160,14 +184,19 @@ async function main (): Promise<void> {
     databaseUrl: env.BENCH_DATABASE_URL,
     pgSchema: env.BENCH_PG_SCHEMA,
     pgPoolSize: env.BENCH_PG_POOL === undefined ? undefined : Number(env.BENCH_PG_POOL),
-    hashConcurrency: env.BENCH_HASH_CONCURRENCY === undefined ? undefined : Number(env.BENCH_HASH_CONCURRENCY),
-    profileDir: env.BENCH_PROFILE_DIR
+    hashThreads: env.BENCH_HASH_THREADS === undefined ? undefined : Number(env.BENCH_HASH_THREADS),
+    profileDir: env.BENCH_PROFILE_DIR,
+    sampleHashes: env.BENCH_SAMPLE_HASHES === '1'
   })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })
   }
   const nice = process.env.BENCH_HELPER_NICE
-  if (nice !== undefined && nice !== '' && process.platform === 'linux') lowerHelperThreadPriority(Number(nice))
+  if (nice !== undefined && nice !== '' && process.platform === 'linux') {
+    // Again every half second: the plugin starts hashing threads as the load needs them.
+    lowerHelperThreadPriority(Number(nice))
+    setInterval(() => lowerHelperThreadPriority(Number(nice)), 500).unref()
+  }
   const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_PORT ?? 0) })
   console.log(`bench server listening on ${address}`)
 }

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { defaultHashConcurrency } from '../../lib/password/hash-queue.js'
+import { defaultHashThreads } from '../../lib/password/options.js'
 
 /**
  * What the bench's processes agree on: the accounts the server seeds, the password they share and the
@@ -22,13 +22,17 @@ export const activeId = (i: number): string => numberedUuid('8000', i % ACTIVE_A
 export const inactiveEmail = (i: number): string => `inactive${i % INACTIVE_ACCOUNTS}@bench.test`
 export const inactiveId = (i: number): string => numberedUuid('9000', i % INACTIVE_ACCOUNTS)
 
-/** How the server process runs: its libuv thread pool, the plugin's hashing concurrency, thread priorities. */
+/** How the server process runs: its libuv thread pool, the plugin's hashing threads, thread priorities. */
 export interface Profile {
   name: 'defaults' | 'tuned'
   description: string
+  /**
+   * The server's UV_THREADPOOL_SIZE: the threads the hand-written login's argon2 runs on (and the
+   * ceiling's). The plugin hashes on threads of its own.
+   */
   threadPoolSize: number
-  /** argon2 operations at once (the plugin's `hashing.concurrency`). */
-  hashConcurrency: number
+  /** argon2 operations the plugin runs at once: its hashing threads (`hashing.threads`, unset: the cores). */
+  hashThreads: number
   /** Nice value for every server thread but the event loop (Linux); unset: unchanged. */
   helperNice?: number
   /** The server's environment for this profile. */
@@ -36,22 +40,22 @@ export interface Profile {
 }
 
 /**
- * - defaults: the plugin without `hashing` options and UV_THREADPOOL_SIZE = max(4, cores + 2), the
- *   README's advice (Node's own default of 4 on 2 cores; BENCH_THREADPOOL_SIZE overrides it). The plugin
- *   then runs min(cores + 1, pool − 1) hashes at once and one pool thread stays free.
+ * - defaults: the plugin without `hashing` options (a hashing thread per core), and UV_THREADPOOL_SIZE =
+ *   max(4, cores) for the hand-written login beside it, so that it too can hash on every core (Node's
+ *   own default of 4 on up to 4 cores; BENCH_THREADPOOL_SIZE overrides it).
  * - tuned: the same, and on Linux every server thread but the event loop at nice 19, so the event loop
  *   gets a core at once while argon2 keeps every cycle the loop leaves.
  */
 export function profiles (env: NodeJS.ProcessEnv = process.env): Record<Profile['name'], Profile> {
   const cores = availableParallelism()
   const configured = Number(env.BENCH_THREADPOOL_SIZE)
-  const pool = Number.isSafeInteger(configured) && configured > 0 ? configured : Math.max(4, cores + 2)
+  const pool = Number.isSafeInteger(configured) && configured > 0 ? configured : Math.max(4, cores)
   const tunedNice = process.platform === 'linux' ? 19 : undefined
   const defaults: Profile = {
     name: 'defaults',
-    description: `plugin defaults, UV_THREADPOOL_SIZE=${pool}`,
+    description: `plugin defaults (${defaultHashThreads()} hashing threads), UV_THREADPOOL_SIZE=${pool} for the hand-written login`,
     threadPoolSize: pool,
-    hashConcurrency: defaultHashConcurrency(pool),
+    hashThreads: defaultHashThreads(),
     env: { UV_THREADPOOL_SIZE: String(pool) }
   }
   return {

@@ -57,8 +57,8 @@ export async function postgresPool (connectionString: string, max: number): Prom
 }
 
 /**
- * The Redis client settings the bench runs with: an IP address (a name lookup would go through the libuv
- * thread pool argon2 keeps busy), auto-pipelining (the commands of one event-loop turn share one write),
+ * The Redis client settings the bench runs with: an IP address (a name lookup would take a thread of
+ * libuv's pool, which the hand-written login's argon2 keeps busy), auto-pipelining (the commands of one event-loop turn share one write),
  * and bounded waits.
  */
 export async function redisClient (url: string): Promise<Redis> {
