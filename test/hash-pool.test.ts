@@ -113,6 +113,14 @@ t.test('a hashing thread that dies fails its work with 503, logs no secret, and 
   t.notMatch(lines.join('\n'), 'the pepper')
 })
 
+t.test('hashing threads that cannot start fail the registration clearly', async (t) => {
+  const { lines, log } = errorLog()
+  const hasher = new PasswordHasher({ params: CHEAP_ARGON2, pepper: undefined, hashing: { threads: 2, maxQueue: 4 }, legacyHashes: [], log, worker: new URL('./fixtures/no-such-worker.js', import.meta.url) })
+  await t.rejects(hasher.createDummyHash(), { message: 'fastify-password-auth: the password-hashing threads cannot run (see the error logged before this one)' })
+  t.match(lines[0], /a password-hashing task failed/)
+  await t.rejects(hasher.hash('anything'), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503 }, 'and the pool is closed')
+})
+
 t.test('a Login whose verification loses its thread answers 503, counts neither way, and the next one works', async (t) => {
   const pool = await import('../lib/password/hash-pool.js')
   class CrashingPool extends pool.HashPool {

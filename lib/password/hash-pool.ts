@@ -34,6 +34,12 @@ export class HashPool {
   readonly #log: HashPoolOptions['log']
   #closing = false
 
+  /** Logs what failed and how, never a task (it holds a password). */
+  readonly #logFailure = (err: unknown, what = 'a password-hashing thread failed'): void => {
+    const { name, code, message } = (err ?? {}) as { name?: unknown, code?: unknown, message?: unknown }
+    this.#log.error({ hashingError: { name, code, message: String(message).slice(0, 300) } }, `fastify-password-auth: ${what}`)
+  }
+
   constructor ({ threads, workerData, log, worker = WORKER }: HashPoolOptions) {
     this.threads = threads
     this.#log = log
@@ -46,8 +52,8 @@ export class HashPool {
       workerData,
       recordTiming: false
     })
-    // A failure with no task to fail (a thread that died idle): without a listener it would be thrown.
-    this.#pool.on('error', (err: unknown) => { this.#logFailure(err, 'a password-hashing thread failed') })
+    // A failure with no task to fail: without a listener piscina's 'error' event would be thrown.
+    this.#pool.on('error', this.#logFailure)
   }
 
   /** Threads started now (at most `threads`). */
@@ -78,10 +84,5 @@ export class HashPool {
       if (!this.#closing) this.#logFailure(err, 'a password-hashing task failed; answered 503')
       throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
     }
-  }
-
-  #logFailure (err: unknown, message: string): void {
-    const { name, code, message: text } = (err ?? {}) as { name?: unknown, code?: unknown, message?: unknown }
-    this.#log.error({ hashingError: { name, code, message: String(text).slice(0, 300) } }, `fastify-password-auth: ${message}`)
   }
 }
