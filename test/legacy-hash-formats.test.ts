@@ -3,10 +3,10 @@ import t from 'tap'
 import { parseArgon2Hash } from '../lib/password/legacy/argon2.js'
 import { decodeBase64 } from '../lib/password/legacy/base64.js'
 import { createHashTasks, type HashTask } from '../lib/password/hash-tasks.js'
-import { BCRYPT_MODULE, bcryptCost, bcryptLoader, createBcryptFormat } from '../lib/password/legacy/bcrypt.js'
-import { djangoPbkdf2Format, parseDjangoPbkdf2Hash } from '../lib/password/legacy/django.js'
+import { BCRYPT_MODULE, bcryptCost, bcryptLoader, createBcryptVerifier } from '../lib/password/legacy/bcrypt.js'
+import { parseDjangoPbkdf2Hash, verifyDjangoPbkdf2 } from '../lib/password/legacy/django.js'
 import { createHashVerifier, type LegacyHashFormat } from '../lib/password/legacy/index.js'
-import { parseScryptHash, scryptFormat } from '../lib/password/legacy/scrypt.js'
+import { parseScryptHash, verifyScrypt } from '../lib/password/legacy/scrypt.js'
 import { HashFormatUnavailableError } from '../lib/password/legacy/types.js'
 import {
   ARGON2I, ARGON2ID_P2, BCRYPT_2A, BCRYPT_2B, BCRYPT_2Y, BCRYPT_LONG, BCRYPT_NFC, DJANGO, DJANGO_600K, DJANGO_NFC, DJANGO_NFD,
@@ -64,34 +64,34 @@ t.test('bcrypt: $2a$, $2b$, $2y$ with a cost from 4 to 14', async (t) => {
 })
 
 t.test('bcrypt verifies hashes libxcrypt made, including UTF-8 and every prefix', async (t) => {
-  const bcrypt = createBcryptFormat(bcryptLoader(BCRYPT_MODULE))
+  const verifyBcrypt = createBcryptVerifier(bcryptLoader(BCRYPT_MODULE))
   for (const hash of [BCRYPT_2A, BCRYPT_2B, BCRYPT_2Y]) {
-    t.equal(bcrypt.verify(hash, PASSWORD), true, hash.slice(0, 4))
-    t.equal(bcrypt.verify(hash, `${PASSWORD}!`), false, `${hash.slice(0, 4)} wrong`)
+    t.equal(verifyBcrypt(hash, PASSWORD), true, hash.slice(0, 4))
+    t.equal(verifyBcrypt(hash, `${PASSWORD}!`), false, `${hash.slice(0, 4)} wrong`)
   }
-  t.equal(bcrypt.verify(BCRYPT_NFC, NFC_PASSWORD), true)
-  t.equal(bcrypt.verify(BCRYPT_NFC, NFD_PASSWORD), false, 'other bytes, other hash')
+  t.equal(verifyBcrypt(BCRYPT_NFC, NFC_PASSWORD), true)
+  t.equal(verifyBcrypt(BCRYPT_NFC, NFD_PASSWORD), false, 'other bytes, other hash')
 })
 
 t.test('bcrypt reads only the first 72 bytes, as the libraries that made the hashes did', async (t) => {
-  const bcrypt = createBcryptFormat(bcryptLoader(BCRYPT_MODULE))
+  const verifyBcrypt = createBcryptVerifier(bcryptLoader(BCRYPT_MODULE))
   t.ok(Buffer.byteLength(LONG_PASSWORD) > 72)
-  t.equal(bcrypt.verify(BCRYPT_LONG, LONG_PASSWORD), true, 'the whole passphrase')
+  t.equal(verifyBcrypt(BCRYPT_LONG, LONG_PASSWORD), true, 'the whole passphrase')
   const first72 = Buffer.from(LONG_PASSWORD).subarray(0, 72).toString()
-  t.equal(bcrypt.verify(BCRYPT_LONG, `${first72} and another ending`), true, 'same first 72 bytes')
-  t.equal(bcrypt.verify(BCRYPT_LONG, first72.slice(0, -1)), false, '71 bytes')
+  t.equal(verifyBcrypt(BCRYPT_LONG, `${first72} and another ending`), true, 'same first 72 bytes')
+  t.equal(verifyBcrypt(BCRYPT_LONG, first72.slice(0, -1)), false, '71 bytes')
 })
 
 t.test('bcrypt not installed: the format loads once, then every bcrypt hash is unavailable with the loader\'s error', async (t) => {
   let loads = 0
   const notFound = Object.assign(new Error("Cannot find package '@node-rs/bcrypt'"), { code: 'ERR_MODULE_NOT_FOUND' })
-  const bcrypt = createBcryptFormat(() => { loads++; throw notFound })
+  const verifyBcrypt = createBcryptVerifier(() => { loads++; throw notFound })
   for (const hash of [BCRYPT_2B, BCRYPT_2Y]) {
-    t.throws(() => bcrypt.verify(hash, PASSWORD), new HashFormatUnavailableError("Cannot find package '@node-rs/bcrypt'", 'ERR_MODULE_NOT_FOUND'))
+    t.throws(() => verifyBcrypt(hash, PASSWORD), new HashFormatUnavailableError("Cannot find package '@node-rs/bcrypt'", 'ERR_MODULE_NOT_FOUND'))
   }
   t.equal(loads, 1, 'never retried')
-  const odd = createBcryptFormat(() => { throw null }) // eslint-disable-line no-throw-literal
-  t.throws(() => odd.verify(BCRYPT_2B, PASSWORD), { message: 'undefined', code: undefined })
+  const odd = createBcryptVerifier(() => { throw null }) // eslint-disable-line no-throw-literal
+  t.throws(() => odd(BCRYPT_2B, PASSWORD), { message: 'undefined', code: undefined })
 })
 
 t.test('bcrypt not installed: unsupported, reported once, never sent to a worker again', async (t) => {
@@ -151,11 +151,11 @@ t.test('scrypt PHC strings: parameters within 64 MiB and 2^21 block mixes', asyn
 })
 
 t.test('scrypt verifies hashes hashlib made, constant-time', async (t) => {
-  t.equal(await scryptFormat.verify(SCRYPT, PASSWORD), true)
-  t.equal(await scryptFormat.verify(SCRYPT_PADDED, PASSWORD), true)
-  t.equal(await scryptFormat.verify(SCRYPT_NFC, NFC_PASSWORD), true)
-  t.equal(await scryptFormat.verify(SCRYPT, `${PASSWORD} `), false)
-  t.equal(await scryptFormat.verify('$scrypt$ln=40,r=8,p=1$c2FsdA$aGFzaA', PASSWORD), false, 'never derives for a refused string')
+  t.equal(verifyScrypt(SCRYPT, PASSWORD), true)
+  t.equal(verifyScrypt(SCRYPT_PADDED, PASSWORD), true)
+  t.equal(verifyScrypt(SCRYPT_NFC, NFC_PASSWORD), true)
+  t.equal(verifyScrypt(SCRYPT, `${PASSWORD} `), false)
+  t.equal(verifyScrypt('$scrypt$ln=40,r=8,p=1$c2FsdA$aGFzaA', PASSWORD), false, 'never derives for a refused string')
 })
 
 t.test('Django pbkdf2_sha256: 1 to 5 000 000 iterations, text salt, base64 hash', async (t) => {
@@ -180,11 +180,11 @@ t.test('Django pbkdf2_sha256: 1 to 5 000 000 iterations, text salt, base64 hash'
 })
 
 t.test('Django verifies hashes hashlib made', async (t) => {
-  t.equal(await djangoPbkdf2Format.verify(DJANGO, PASSWORD), true)
-  t.equal(await djangoPbkdf2Format.verify(DJANGO_NFC, NFC_PASSWORD), true)
-  t.equal(await djangoPbkdf2Format.verify(DJANGO_600K, PASSWORD), true, 'Django 4.2 iteration count')
-  t.equal(await djangoPbkdf2Format.verify(DJANGO, PASSWORD.toUpperCase()), false)
-  t.equal(await djangoPbkdf2Format.verify('pbkdf2_sha256$0$salt$aGFzaA==', PASSWORD), false, 'never derives for a refused string')
+  t.equal(verifyDjangoPbkdf2(DJANGO, PASSWORD), true)
+  t.equal(verifyDjangoPbkdf2(DJANGO_NFC, NFC_PASSWORD), true)
+  t.equal(verifyDjangoPbkdf2(DJANGO_600K, PASSWORD), true, 'Django 4.2 iteration count')
+  t.equal(verifyDjangoPbkdf2(DJANGO, PASSWORD.toUpperCase()), false)
+  t.equal(verifyDjangoPbkdf2('pbkdf2_sha256$0$salt$aGFzaA==', PASSWORD), false, 'never derives for a refused string')
 })
 
 t.test('the dispatcher: argon2 in NFC; legacy formats as typed, then in NFC if that differs', async (t) => {

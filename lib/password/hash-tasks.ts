@@ -1,9 +1,9 @@
 import { hashSync, verifySync } from '@node-rs/argon2'
 import type { Argon2Params } from './argon2-options.js'
-import { bcryptLoader, createBcryptFormat } from './legacy/bcrypt.js'
-import { djangoPbkdf2Format } from './legacy/django.js'
-import { scryptFormat } from './legacy/scrypt.js'
-import { HashFormatUnavailableError, type BuiltInHashFormat } from './legacy/types.js'
+import { bcryptLoader, createBcryptVerifier } from './legacy/bcrypt.js'
+import { verifyDjangoPbkdf2 } from './legacy/django.js'
+import { verifyScrypt } from './legacy/scrypt.js'
+import { HashFormatUnavailableError, type VerifyBuiltIn } from './legacy/types.js'
 
 /** What every hashing worker is started with (structured-cloned once, never per task). */
 export interface HashWorkerData {
@@ -38,23 +38,18 @@ export interface RunHashTask {
  */
 export function createHashTasks ({ params, pepper, bcryptModule }: HashWorkerData): RunHashTask {
   const options = { ...params, secret: pepper }
-  const argon2: BuiltInHashFormat = {
-    name: 'argon2',
-    test: () => true,
+  const verifiers: Record<BuiltInFormatName, VerifyBuiltIn> = {
     // A string argon2 itself refuses (a salt too short, say) is just a failure.
-    verify: (hash, password) => { try { return verifySync(hash, password, { secret: pepper }) } catch { return false } }
-  }
-  const formats: Record<BuiltInFormatName, BuiltInHashFormat> = {
-    argon2,
-    bcrypt: createBcryptFormat(bcryptLoader(bcryptModule)),
-    scrypt: scryptFormat,
-    'django-pbkdf2-sha256': djangoPbkdf2Format
+    argon2: (hash, password) => { try { return verifySync(hash, password, { secret: pepper }) } catch { return false } },
+    bcrypt: createBcryptVerifier(bcryptLoader(bcryptModule)),
+    scrypt: verifyScrypt,
+    'django-pbkdf2-sha256': verifyDjangoPbkdf2
   }
   return function runHashTask (task: HashTask): string | VerifyResult {
     try {
       if (task.kind === 'hash') return hashSync(task.password, options)
-      const format = formats[task.format]
-      return task.passwords.some((password) => format.verify(task.hash, password))
+      const verify = verifiers[task.format]
+      return task.passwords.some((password) => verify(task.hash, password))
     } catch (err) {
       if (err instanceof HashFormatUnavailableError) return { unavailable: { code: err.code, message: err.message } }
       // The library's message may quote its input (a hash): only the kind of failure leaves the thread.

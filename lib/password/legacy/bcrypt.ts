@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { HashFormatUnavailableError, type BuiltInHashFormat } from './types.js'
+import { HashFormatUnavailableError, type VerifyBuiltIn } from './types.js'
 
 /** What the plugin uses of @node-rs/bcrypt, an optional peer dependency. */
 export interface BcryptModule {
@@ -56,22 +56,18 @@ export const bcryptLoader = (specifier: string): LoadBcrypt => () => require(spe
  * whole 72-byte password. Such a login never upgrades the hash (event password.rehash_skipped): any
  * password sharing the first 72 bytes verifies, and hashing the one that came could lock out the owner's.
  */
-export function createBcryptFormat (load: LoadBcrypt): BuiltInHashFormat {
+export function createBcryptVerifier (load: LoadBcrypt): VerifyBuiltIn {
   let loaded: BcryptModule | HashFormatUnavailableError | undefined
-  return {
-    name: 'bcrypt',
-    test: (hash) => bcryptCost(hash) !== null,
-    verify (hash, password) {
-      if (loaded === undefined) {
-        try {
-          loaded = load()
-        } catch (err) {
-          const { code, message } = (err ?? {}) as { code?: unknown, message?: unknown }
-          loaded = new HashFormatUnavailableError(String(message).slice(0, 300), typeof code === 'string' ? code : undefined)
-        }
+  return function verifyBcrypt (hash, password) {
+    if (loaded === undefined) {
+      try {
+        loaded = load()
+      } catch (err) {
+        const { code, message } = (err ?? {}) as { code?: unknown, message?: unknown }
+        loaded = new HashFormatUnavailableError(String(message).slice(0, 300), typeof code === 'string' ? code : undefined)
       }
-      if (loaded instanceof HashFormatUnavailableError) throw loaded
-      return loaded.verifySync(password, hash)
     }
+    if (loaded instanceof HashFormatUnavailableError) throw loaded
+    return loaded.verifySync(password, hash)
   }
 }

@@ -1,6 +1,6 @@
 import { pbkdf2Sync, timingSafeEqual } from 'node:crypto'
 import { decodeBase64 } from './base64.js'
-import type { BuiltInHashFormat } from './types.js'
+import type { VerifyBuiltIn } from './types.js'
 
 export interface DjangoPbkdf2Hash {
   iterations: number
@@ -27,12 +27,8 @@ export function parseDjangoPbkdf2Hash (text: string): DjangoPbkdf2Hash | null {
   return { iterations: count, salt: salt!, hash }
 }
 
-export const djangoPbkdf2Format: BuiltInHashFormat = {
-  name: 'django-pbkdf2-sha256',
-  test: (hash) => parseDjangoPbkdf2Hash(hash) !== null,
-  verify (hash, password) {
-    const parsed = parseDjangoPbkdf2Hash(hash)
-    if (parsed === null) return false
-    return timingSafeEqual(pbkdf2Sync(password, parsed.salt, parsed.iterations, parsed.hash.length, 'sha256'), parsed.hash)
-  }
+export const verifyDjangoPbkdf2: VerifyBuiltIn = (hash, password) => {
+  const parsed = parseDjangoPbkdf2Hash(hash)
+  if (parsed === null) return false
+  return timingSafeEqual(pbkdf2Sync(password, parsed.salt, parsed.iterations, parsed.hash.length, 'sha256'), parsed.hash)
 }

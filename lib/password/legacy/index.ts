@@ -1,8 +1,8 @@
 import type { BuiltInFormatName, HashTask, VerifyResult } from '../hash-tasks.js'
 import { parseArgon2Hash, type Argon2Hash } from './argon2.js'
 import { bcryptCost } from './bcrypt.js'
-import { djangoPbkdf2Format } from './django.js'
-import { scryptFormat } from './scrypt.js'
+import { parseDjangoPbkdf2Hash } from './django.js'
+import { parseScryptHash } from './scrypt.js'
 import type { LegacyHashFormat } from './types.js'
 
 export type { LegacyHashFormat } from './types.js'
@@ -41,8 +41,8 @@ export type VerifyStoredHash = (storedHash: string, password: string) => Promise
 /** How the built-in legacy formats are recognised, in the main thread, before a worker verifies. */
 const BUILT_IN_LEGACY: ReadonlyArray<{ name: Exclude<BuiltInFormatName, 'argon2'>, test: (hash: string) => boolean }> = [
   { name: 'bcrypt', test: (hash) => bcryptCost(hash) !== null },
-  { name: 'scrypt', test: scryptFormat.test },
-  { name: 'django-pbkdf2-sha256', test: djangoPbkdf2Format.test }
+  { name: 'scrypt', test: (hash) => parseScryptHash(hash) !== null },
+  { name: 'django-pbkdf2-sha256', test: (hash) => parseDjangoPbkdf2Hash(hash) !== null }
 ]
 
 /**

@@ -1,6 +1,6 @@
 import { scryptSync, timingSafeEqual } from 'node:crypto'
 import { decodeBase64 } from './base64.js'
-import type { BuiltInHashFormat } from './types.js'
+import type { VerifyBuiltIn } from './types.js'
 
 export interface ScryptHash {
   /** N, the CPU/memory cost. */
@@ -43,12 +43,8 @@ function deriveScrypt (password: string, { cost, blockSize, parallelization, sal
   })
 }
 
-export const scryptFormat: BuiltInHashFormat = {
-  name: 'scrypt',
-  test: (hash) => parseScryptHash(hash) !== null,
-  verify (hash, password) {
-    const parsed = parseScryptHash(hash)
-    if (parsed === null) return false
-    return timingSafeEqual(deriveScrypt(password, parsed), parsed.hash)
-  }
+export const verifyScrypt: VerifyBuiltIn = (hash, password) => {
+  const parsed = parseScryptHash(hash)
+  if (parsed === null) return false
+  return timingSafeEqual(deriveScrypt(password, parsed), parsed.hash)
 }

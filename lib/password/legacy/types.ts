@@ -16,14 +16,10 @@ export interface LegacyHashFormat {
 }
 
 /**
- * A format the plugin knows itself. Its `verify` is synchronous: it runs inside a hashing worker
- * (password/hash-worker.ts), a thread that does nothing else, so blocking it is the point.
+ * Verifies a password against a hash in a format the plugin knows itself. Synchronous: it runs inside a
+ * hashing worker (password/hash-worker.ts), a thread that does nothing else, so blocking it is the point.
  */
-export interface BuiltInHashFormat {
-  name: string
-  test: (hash: string) => boolean
-  verify: (hash: string, password: string) => boolean
-}
+export type VerifyBuiltIn = (hash: string, password: string) => boolean
 
 /** Thrown by a built-in format that cannot run here (an optional dependency is not installed). */
 export class HashFormatUnavailableError extends Error {
