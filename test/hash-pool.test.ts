@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import Fastify from 'fastify'
 import t from 'tap'
 import { HashPool } from '../lib/password/hash-pool.js'
+import { HashQueue } from '../lib/password/hash-queue.js'
 import { PasswordHasher } from '../lib/password/hasher.js'
 import { BCRYPT_MODULE } from '../lib/password/legacy/bcrypt.js'
 import { buildTestApp, CHEAP_ARGON2, SECRET } from './helpers/app.js'
@@ -99,7 +100,7 @@ t.test('legacy hashes verify on the hashing threads, not libuv\'s: with every li
 t.test('a hashing thread that dies fails its work with 503, logs no secret, and is replaced', async (t) => {
   const { lines, log } = errorLog()
   const pepper = Buffer.from('the pepper, a secret')
-  const hasher = new PasswordHasher({ params: CHEAP_ARGON2, pepper, hashing: { threads: 1, maxQueue: 4 }, legacyHashes: [], log, worker: CRASHING_WORKER })
+  const hasher = new PasswordHasher({ params: CHEAP_ARGON2, pepper, queue: new HashQueue(1, 4), legacyHashes: [], log, worker: CRASHING_WORKER })
   t.teardown(async () => { await hasher.close() })
   const stored = await hasher.hash('a fine password')
   await t.rejects(hasher.hash(CRASH_PASSWORD), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503, retryAfter: 1 })
@@ -115,7 +116,7 @@ t.test('a hashing thread that dies fails its work with 503, logs no secret, and 
 
 t.test('hashing threads that cannot start fail the registration clearly', async (t) => {
   const { lines, log } = errorLog()
-  const hasher = new PasswordHasher({ params: CHEAP_ARGON2, pepper: undefined, hashing: { threads: 2, maxQueue: 4 }, legacyHashes: [], log, worker: new URL('./fixtures/no-such-worker.js', import.meta.url) })
+  const hasher = new PasswordHasher({ params: CHEAP_ARGON2, pepper: undefined, queue: new HashQueue(2, 4), legacyHashes: [], log, worker: new URL('./fixtures/no-such-worker.js', import.meta.url) })
   await t.rejects(hasher.createDummyHash(), { message: 'fastify-password-auth: the password-hashing threads cannot run (see the error logged before this one)' })
   t.match(lines[0], /a password-hashing task failed/)
   await t.rejects(hasher.hash('anything'), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503 }, 'and the pool is closed')
