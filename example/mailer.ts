@@ -39,6 +39,12 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
       return { subject: 'Two-step sign-in is on', text: 'Signing in to this account now needs a code from your authenticator app, and every other session ended. If it was not you, reset your password now.' }
     case 'mfa_disabled':
       return { subject: 'Two-step sign-in is off', text: 'Signing in to this account no longer needs a code, and every other session ended. If it was not you, reset your password now and turn it on again.' }
+    case 'mfa_code_failed':
+      return {
+        subject: 'A sign-in code was wrong',
+        text: 'Someone gave the right password of this account, then a wrong code from the authenticator app. If it was not you, ' +
+          `your password is known: reset it at ${appUrl}/ (your code is still needed). We tell you this at most once a day.`
+      }
   }
 }
 

@@ -4,13 +4,33 @@ import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { reserveAttempt } from '../throttle/reserve-attempt.js'
+import type { PasswordAuthMessage } from './outbox.js'
 
 const HOUR_MS = 3_600_000
+const DAY_MS = 86_400_000
 
 /**
- * At most `limit` messages per address per clock hour, over every route that sends one (contract §13),
- * counted in the attempt store: each message is one "failure" on the key `mail.<HMAC of the address>.<hour>`,
- * so the key blocks after `limit` of them and the next hour starts a new key.
+ * At most `count` messages per sliding `windowMs`, as attempt arithmetic (stores/attempt-rules.ts): each
+ * message is one failure; the `count`-th starts a block of one window, and each one after it another, so
+ * past the budget messages are a window apart; the count is forgotten only after a quiet window. No window
+ * of that length ever holds more than `count` of them, wherever a clock hour begins.
+ */
+function budget (count: number, windowMs: number): ThrottlePolicy {
+  return Object.freeze({ freeFailures: count, blockMs: windowMs, maxBlockMs: windowMs, forgetAfterMs: windowMs, leaseMs: 10_000 })
+}
+
+/** Types whose budget is fixed, whatever `mailLimit` says (contract §13, §15). */
+const FIXED_BUDGETS: Partial<Record<PasswordAuthMessage['type'], ThrottlePolicy>> = {
+  // The owner of a taken address hears of a sign-up attempt once an hour: sign-ups cannot flood the mailbox.
+  account_exists: budget(1, HOUR_MS),
+  // Someone has the password and got a code wrong: the owner hears it once a day.
+  mfa_code_failed: budget(1, DAY_MS)
+}
+
+/**
+ * The per-address budgets of the messages a request can ask for (contract §13): `limit` per address, message
+ * type and sliding hour, counted in the attempt store under `mail.<type>.<HMAC of the address>`. A budget per
+ * type, so a flood of one kind (sign-ups of a taken address) never starves another (its reset link).
  */
 export class MailLimit {
   readonly #store: AttemptStore
@@ -22,13 +42,13 @@ export class MailLimit {
     this.#store = store
     this.#storeCall = storeCall
     this.#keyMac = keyRing.derive('attempt-key').current.key
-    this.#policy = { freeFailures: limit, blockMs: HOUR_MS, maxBlockMs: HOUR_MS, forgetAfterMs: HOUR_MS, leaseMs: 10_000 }
+    this.#policy = budget(limit, HOUR_MS)
   }
 
-  /** Counts one message to `email`; false (nothing counted) when the address had its `limit` this hour. */
-  async take (request: FastifyRequest, email: string): Promise<boolean> {
-    const key = `mail.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}.${Math.floor(Date.now() / HOUR_MS)}`
-    const message = await reserveAttempt(this.#store, this.#storeCall, request.log, key, this.#policy)
+  /** Counts one message of `type` to `email`; false (nothing counted) when that budget is spent. */
+  async take (request: FastifyRequest, email: string, type: PasswordAuthMessage['type']): Promise<boolean> {
+    const key = `mail.${type}.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}`
+    const message = await reserveAttempt(this.#store, this.#storeCall, request.log, key, FIXED_BUDGETS[type] ?? this.#policy)
     if (!('settle' in message)) return false
     await message.settle('failure')
     return true

@@ -15,7 +15,10 @@ export interface MessagesPluginOptions {
    * from your own configured address.
    */
   deliver?: DeliverMessage
-  /** Messages per address per hour, over every route that sends one (default 5); above it nothing is sent, silently. */
+  /**
+   * Messages of one type per address and sliding hour (default 5); above it nothing of that type is sent,
+   * silently. account_exists goes at most once an hour, mfa_code_failed once a day.
+   */
   mailLimit?: number
 }
 

@@ -3,7 +3,7 @@ import type { EmitEvent } from '../common/events.js'
 
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
 export interface PasswordAuthMessage {
-  type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled'
+  type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
   /** The account's normalised e-mail address. */
   to: string
   /** The one-time token to put in a link (password_reset, verify_email). Reaches `deliver` and nothing else. */
@@ -15,9 +15,17 @@ export interface PasswordAuthMessage {
 
 export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>
 
-/** Messages waiting for `deliver` at most (beyond them a message is dropped, with an event). */
+/**
+ * Notices of changes the owner made or must hear of (contract §13): a lane of their own in the queue, so
+ * bulk messages (links, account_exists) can neither fill it nor hold every `deliver` call.
+ */
+export const SECURITY_NOTICES: ReadonlySet<string> = new Set([
+  'password_changed', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed', 'email_changed', 'passkey_added', 'passkey_removed', 'new_device_login'
+])
+
+/** Messages waiting for `deliver` at most, per lane (beyond them a message is dropped, with an event). */
 const MAX_PENDING = 1000
-/** `deliver` calls at once. */
+/** `deliver` calls at once; bulk messages take one less, so a notice always finds a free one. */
 const CONCURRENCY = 4
 /** A `deliver` call that has not settled by then counts as failed and frees its place. */
 const DELIVER_TIMEOUT_MS = 30_000
@@ -33,8 +41,11 @@ export interface Outbox {
 }
 
 export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEvent, log: FastifyBaseLogger): Outbox {
-  const waiting: Array<{ request: FastifyRequest | undefined, message: PasswordAuthMessage }> = []
+  type Waiting = Array<{ request: FastifyRequest | undefined, message: PasswordAuthMessage }>
+  const notices: Waiting = []
+  const bulk: Waiting = []
   let running = 0
+  let bulkRunning = 0
 
   const fail = (request: FastifyRequest | undefined, message: PasswordAuthMessage, reason: 'error' | 'timeout' | 'queue_full', err?: unknown): void => {
     // The message holds a token: only its type and account are reported, never the message itself, and a
@@ -46,15 +57,19 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
   }
 
   const next = (): void => {
-    while (running < CONCURRENCY && waiting.length > 0) {
-      const { request, message } = waiting.shift()!
+    while (running < CONCURRENCY) {
+      const lane = notices.length > 0 ? notices : bulk.length > 0 && bulkRunning < CONCURRENCY - 1 ? bulk : undefined
+      if (lane === undefined) return
+      const { request, message } = lane.shift()!
+      const isBulk = lane === bulk
       running++
+      if (isBulk) bulkRunning++
       let timer: NodeJS.Timeout | undefined
       // unref: a delivery still running does not hold a closing server open for its 30 s.
       const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => { resolve('timeout') }, DELIVER_TIMEOUT_MS).unref() })
       Promise.race([(async () => { await deliver!(message) })().then(() => 'sent' as const), timeout])
         .then((outcome) => { if (outcome === 'timeout') fail(request, message, 'timeout') }, (err: unknown) => { fail(request, message, 'error', err) })
-        .finally(() => { clearTimeout(timer); running--; next() })
+        .finally(() => { clearTimeout(timer); running--; if (isBulk) bulkRunning--; next() })
     }
   }
 
@@ -72,11 +87,12 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
     },
     send (request, message) {
       if (deliver === undefined) return
-      if (waiting.length >= MAX_PENDING) {
+      const lane = SECURITY_NOTICES.has(message.type) ? notices : bulk
+      if (lane.length >= MAX_PENDING) {
         fail(request, message, 'queue_full')
         return
       }
-      waiting.push({ request, message })
+      lane.push({ request, message })
       next()
     }
   }

@@ -31,7 +31,7 @@ export function registerForgotPassword (app: FastifyInstance, { accounts, storeC
         emit(request, { type: 'password.reset_requested', email, accountId: account?.id, outcome: account === null ? 'unknown_account' : 'inactive_account' })
         return
       }
-      if (!await mailLimit.take(request, email)) {
+      if (!await mailLimit.take(request, email, 'password_reset')) {
         emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'limited' })
         return
       }

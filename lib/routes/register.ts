@@ -42,7 +42,7 @@ export function registerRegister (app: FastifyInstance, context: RouteContext, {
         emit(request, { type: 'account.registration_requested', email, accountId: account.id, outcome: 'inactive_account' })
         return
       }
-      if (!await mailLimit.take(request, email)) {
+      if (!await mailLimit.take(request, email, account === null ? 'verify_email' : 'account_exists')) {
         emit(request, { type: 'account.registration_requested', email, accountId: account?.id, outcome: 'limited' })
         return
       }
