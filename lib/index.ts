@@ -46,7 +46,8 @@ export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
 export type { PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type { DecoratorOptions } from './guard/options.js'
 export type {
-  AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason
+  AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason,
+  VerificationFailureReason
 } from './common/events.js'
 export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,

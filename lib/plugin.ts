@@ -79,7 +79,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { sessionService, cookies } = createSessions(config.sessions, {
     accounts, accessTokens, keyRing, storeCall, emit, log, fullPrefix: fastify.prefix + config.routes.prefix
   })
-  const { attempts, attemptThrottle, knownDevices } = createThrottle(config.throttle, {
+  const { attempts, attemptThrottle, knownDevices, tokenGuesses } = createThrottle(config.throttle, {
     leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device
   })
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
@@ -106,6 +106,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     refreshCookie: cookies?.refresh,
     throttle: attemptThrottle,
     knownDevices,
+    tokenGuesses,
     outbox,
     mailLimit,
     secondFactor: mfa?.secondFactor,

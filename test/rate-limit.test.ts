@@ -56,7 +56,7 @@ t.test('ForgotPassword, ResetPassword, Register and VerifyEmail count against th
   t.equal((await post('/Auth/ForgotPassword', { email: EMAIL })).statusCode, 202)
   t.equal((await post('/Auth/ResetPassword', { token: 'x', newPassword: strong, confirmNewPassword: strong })).statusCode, 400)
   t.equal((await post('/Auth/Register', { email: 'new@example.com', password: strong, confirmPassword: strong })).statusCode, 202)
-  t.equal((await post('/Auth/VerifyEmail', { token: 'x' })).statusCode, 400)
+  t.equal((await post('/Auth/VerifyEmail', { token: 'x', password: strong })).statusCode, 400)
   for (const [url, payload] of [['/Auth/ForgotPassword', { email: EMAIL }], ['/Auth/Register', { email: 'new@example.com', password: strong, confirmPassword: strong }],
     ['/Auth/Login', { email: EMAIL, password: 'x' }]] as const) {
     expectProblem(t, await post(url, payload), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', `${url} is limited once the budget is spent`)

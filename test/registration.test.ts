@@ -20,7 +20,7 @@ async function registrationApp (t: Test, auth: Partial<PasswordAuthOptions> = {}
   const { app } = built
   const register = async (email: unknown, password = GRACE_PASSWORD, extra: Record<string, unknown> = {}) =>
     await app.inject({ method: 'POST', url: '/Auth/Register', payload: { email, password, confirmPassword: password, ...extra } })
-  const verify = async (token: unknown) => await app.inject({ method: 'POST', url: '/Auth/VerifyEmail', payload: { token } })
+  const verify = async (token: unknown, password: unknown = GRACE_PASSWORD) => await app.inject({ method: 'POST', url: '/Auth/VerifyEmail', payload: { token, password } })
   /** Registers and resolves the verification token of the message that follows. */
   const registrationToken = async (email: string, password = GRACE_PASSWORD, extra: Record<string, unknown> = {}): Promise<string> => {
     const before = messages.length
@@ -96,10 +96,46 @@ t.test('pre-hijacking: an attacker who registers the address first gets nothing 
   const attackers = await registrationToken(NEW, ATTACKER_PASSWORD)
   const owners = await registrationToken(NEW, GRACE_PASSWORD)
   t.equal((await verify(owners)).statusCode, 204, 'the owner verifies from the mailbox only the owner reads')
-  expectProblem(t, await verify(attackers), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID', 'the first verified wins; the others die')
+  expectProblem(t, await verify(attackers, ATTACKER_PASSWORD), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID', 'the first verified wins; the others die')
   t.equal((await login(NEW, ATTACKER_PASSWORD)).statusCode, 401, 'the attacker\'s password opens nothing')
   t.equal((await login(NEW, GRACE_PASSWORD)).statusCode, 200)
   t.equal(messages.filter((message) => message.type === 'verify_email').length, 2, 'the attacker\'s link went to the owner\'s mailbox, not to the attacker')
+})
+
+t.test('pre-account takeover (issue 29): a stranger registers the address 5 times; the owner\'s click with her password creates no account of his', async (t) => {
+  const { register, verify, login, messages, accounts, events } = await registrationApp(t)
+  for (let i = 0; i < 5; i++) t.equal((await register(NEW, ATTACKER_PASSWORD)).statusCode, 202, `the stranger's Register ${i + 1}`)
+  t.equal((await register(NEW, GRACE_PASSWORD)).statusCode, 202, 'the owner registers')
+  await sleep(50)
+  const links = messages.filter((message) => message.type === 'verify_email')
+  t.equal(links.length, 5, 'the stranger spent the address\'s verify_email budget: the newest link in her mailbox is his')
+  const newest = links.at(-1)!.token!
+  expectProblem(t, await verify(newest, GRACE_PASSWORD), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID', 'the owner clicks it with her password')
+  t.equal(await accounts.findByEmail(NEW), null, 'no account was created')
+  t.equal((await login(NEW, ATTACKER_PASSWORD)).statusCode, 401, 'the stranger\'s password opens nothing')
+  for (const { token } of links) expectProblem(t, await verify(token, GRACE_PASSWORD), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID', 'none of his links takes her password')
+  t.match(events.filter((event) => event.type === 'account.verification_failed'), Array(6).fill({ reason: 'wrong_password' }))
+})
+
+t.test('a wrong password does not use the link up; its 5th kills it; 20 parallel guesses get at most 5 verifications', async (t) => {
+  const { registrationToken, verify, login, app } = await registrationApp(t)
+  const token = await registrationToken(NEW)
+  expectProblem(t, await verify(token, 'grace mistypes her passphrase'), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID')
+  t.equal((await verify(token)).statusCode, 204, 'her next try with the right one creates the account')
+  t.equal((await login(NEW, GRACE_PASSWORD)).statusCode, 200)
+
+  const guessed = await registrationToken('guessed@example.com')
+  for (let i = 0; i < 5; i++) expectProblem(t, await verify(guessed, `wrong guess number ${i}`), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID')
+  expectProblem(t, await verify(guessed), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID', 'the right password after 5 wrong ones: the link is dead')
+  t.equal((await login('guessed@example.com', GRACE_PASSWORD)).statusCode, 401)
+
+  const parallel = await registrationToken('parallel@example.com')
+  const before = app.passwordAuth.stats().verifications
+  const statuses = await Promise.all(Array.from({ length: 20 }, async (_, i) => (await verify(parallel, `parallel guess ${i}`)).statusCode))
+  t.ok(statuses.every((status) => status === 400))
+  t.ok(app.passwordAuth.stats().verifications - before <= 5, `${app.passwordAuth.stats().verifications - before} verifications`)
+  expectProblem(t, await verify(parallel, 'one more guess'), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID')
+  expectProblem(t, await app.inject({ method: 'POST', url: '/Auth/VerifyEmail', payload: { token: parallel } }), 400, 'FST_PWAUTH_VALIDATION', 'no password: a 400 of the input rules')
 })
 
 t.test('races: 20 verifications of one token give one account; two pending registrations of one address verified at once give one', async (t) => {
@@ -109,7 +145,7 @@ t.test('races: 20 verifications of one token give one account; two pending regis
   t.equal(statuses.filter((status) => status === 204).length, 1)
   t.equal(statuses.filter((status) => status === 400).length, 19)
   const [first, second] = [await registrationToken('race@example.com', 'the first racing passphrase'), await registrationToken('race@example.com', 'the second racing passphrase')]
-  const both = await Promise.all([verify(first), verify(second)])
+  const both = await Promise.all([verify(first, 'the first racing passphrase'), verify(second, 'the second racing passphrase')])
   t.same(both.map((response) => response.statusCode).sort(), [204, 400])
   t.ok(await accounts.findByEmail('race@example.com'))
 })

@@ -19,6 +19,12 @@ export type ChangeFailureReason =
   /** Another change (or a rehash) replaced the password between verification and update. */
   | 'conflict'
 
+/**
+ * Why VerifyEmail refused: the token is not live (unknown, used, expired, killed), the password is not the
+ * one its registration chose, or the address got an account meanwhile.
+ */
+export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
+
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate'
 
@@ -91,7 +97,7 @@ export type AuthEventDetails =
   | { type: 'account.registration_requested', email: string, accountId?: string, outcome: 'sent' | 'account_exists' | 'inactive_account' | 'limited' }
   /** VerifyEmail created the account. */
   | { type: 'account.registered', accountId: string, email: string }
-  | { type: 'account.verification_failed', reason: 'invalid_token' | 'taken' }
+  | { type: 'account.verification_failed', reason: VerificationFailureReason }
   /** A message for `deliver` was lost: `deliver` threw or hung, or too many were waiting. Never retried. */
   | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */

@@ -109,7 +109,8 @@ export function registerBody (fields: Record<string, object>) {
 }
 
 export const VerifyEmailBody = Type.Object({
-  token: linkToken('The token of the verification link the e-mail carried.')
+  token: linkToken('The token of the verification link the e-mail carried.'),
+  password: password('The password chosen at Register: a link opens only the registration that chose it.')
 })
 
 export const MAX_REFRESH_TOKEN = 1024

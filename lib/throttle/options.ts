@@ -9,6 +9,7 @@ import type { KeyRing } from '../tokens/key-ring.js'
 import { AttemptThrottle } from './attempt-throttle.js'
 import { DeviceTokens } from './device-tokens.js'
 import { createKnownDevices, type KnownDevices } from './known-devices.js'
+import { TokenGuesses } from './token-guesses.js'
 
 /** The plugin options throttle/ reads. */
 export interface ThrottlePluginOptions {
@@ -99,12 +100,13 @@ interface Parts {
   deviceCookie: SecureCookie | undefined
 }
 
-/** The attempt store every counter shares, the password throttle, and the known devices it trusts. */
+/** The attempt store every counter shares, the password throttle, the known devices it trusts, and the guesses one-time tokens take. */
 export function createThrottle ({ attempts, policy, deviceTtl }: ResolvedThrottle, { leaseMs, keyRing, storeCall, deviceCookie }: Parts):
-{ attempts: AttemptStore, attemptThrottle: AttemptThrottle, knownDevices: KnownDevices } {
+{ attempts: AttemptStore, attemptThrottle: AttemptThrottle, knownDevices: KnownDevices, tokenGuesses: TokenGuesses } {
   return {
     attempts,
     attemptThrottle: new AttemptThrottle(attempts, { ...policy, leaseMs }, storeCall, keyRing),
-    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie)
+    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie),
+    tokenGuesses: new TokenGuesses(attempts, storeCall)
   }
 }

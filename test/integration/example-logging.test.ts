@@ -29,7 +29,7 @@ for (const requestLogging of ['off', 'on'] as const) {
     // A registration: its verification token likewise.
     t.equal((await post(`${server.url}/Auth/Register`, { email: 'logged@example.com', password: 'a passphrase for sign-up', confirmPassword: 'a passphrase for sign-up' })).status, 202)
     const verifyToken = (await outboxMessage(outbox, 'verify_email')).token!
-    t.equal((await post(`${server.url}/Auth/VerifyEmail`, { token: verifyToken })).status, 204)
+    t.equal((await post(`${server.url}/Auth/VerifyEmail`, { token: verifyToken, password: 'a passphrase for sign-up' })).status, 204)
     await new Promise((resolve) => setTimeout(resolve, 200)) // pino writes asynchronously
     t.notOk(server.output().includes(resetToken.split('.')[1]!), 'no reset token in any log line')
     t.notOk(server.output().includes(verifyToken.split('.')[1]!), 'no verification token either')
