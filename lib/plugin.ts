@@ -86,7 +86,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
   fastify.addHook('onClose', async () => { await password.hasher.close() })
   const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
-  const mfa = createMfa(config.mfa, { attempts, keyRing, storeCall, blocks: attemptThrottle.policy })
+  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy })
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),

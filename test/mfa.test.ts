@@ -16,8 +16,8 @@ t.test('set-up: a secret and its otpauth URI, on only after a code, ten recovery
   t.match(secret, /^[A-Z2-7]{32}$/, '160 bits, base32')
   t.equal(otpauthUrl, `otpauth://totp/Example%20App:ada%40example.com?secret=${secret}&issuer=Example%20App`)
   t.equal((await login()).json().accessToken === undefined, false, 'not on before Confirm: Login still logs in')
-  expectProblem(t, await post('/Mfa/Confirm', accessToken, { code: totpCode(secret) === '000000' ? '111111' : '000000' }), 401, 'FST_PWAUTH_MFA_CODE_INVALID')
-  const confirm = await post('/Mfa/Confirm', accessToken, { code: totpCode(secret) })
+  expectProblem(t, await post('/Mfa/Confirm', accessToken, { code: totpCode(secret) === '000000' ? '111111' : '000000', password: PASSWORD }), 401, 'FST_PWAUTH_MFA_CODE_INVALID')
+  const confirm = await post('/Mfa/Confirm', accessToken, { code: totpCode(secret), password: PASSWORD })
   t.equal(confirm.statusCode, 200)
   const { recoveryCodes } = confirm.json()
   t.equal(recoveryCodes.length, 10)
@@ -26,7 +26,7 @@ t.test('set-up: a secret and its otpauth URI, on only after a code, ten recovery
   const status = async () => (await app.inject({ url: '/Auth/Mfa', headers: { authorization: `Bearer ${accessToken}` } })).json()
   t.same(await status(), { enabled: true, recoveryCodesLeft: 10 })
   expectProblem(t, await post('/Mfa/Setup', accessToken), 409, 'FST_PWAUTH_MFA_STATE', 'Setup while on')
-  expectProblem(t, await post('/Mfa/Confirm', accessToken, { code: totpCode(secret, currentStep() + 1) }), 409, 'FST_PWAUTH_MFA_STATE', 'Confirm while on')
+  expectProblem(t, await post('/Mfa/Confirm', accessToken, { code: totpCode(secret, currentStep() + 1), password: PASSWORD }), 409, 'FST_PWAUTH_MFA_STATE', 'Confirm while on')
   await sleep(20)
   t.match(messages, [{ type: 'mfa_enabled', to: EMAIL }])
   t.ok(events.some((event) => event.type === 'mfa.enabled'))
@@ -36,7 +36,7 @@ t.test('set-up: a secret and its otpauth URI, on only after a code, ten recovery
 
 t.test('Confirm without a pending Setup is a 409', async (t) => {
   const { post, token } = await mfaApp(t)
-  expectProblem(t, await post('/Mfa/Confirm', await token(), { code: '123456' }), 409, 'FST_PWAUTH_MFA_STATE')
+  expectProblem(t, await post('/Mfa/Confirm', await token(), { code: '123456', password: PASSWORD }), 409, 'FST_PWAUTH_MFA_STATE')
 })
 
 t.test('with two factors on, Login answers only the challenge: no session, no access, refresh or device token', async (t) => {
@@ -128,7 +128,7 @@ t.test('a challenge expires after mfaTtl, and dies with a password change', asyn
   }
   const beforeChange = await challenge()
   const { NEW_PASSWORD } = await import('./helpers/app.js')
-  t.equal((await changePassword({ email: EMAIL, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)
+  t.equal((await changePassword({ email: EMAIL, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD, code: recoveryCodes[2] })).statusCode, 204)
   expectProblem(t, await loginMfa(beforeChange, recoveryCodes[0]), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a challenge from before the change')
   t.equal((await loginMfa(await challenge(EMAIL, NEW_PASSWORD), recoveryCodes[0])).statusCode, 200)
 })
@@ -168,27 +168,26 @@ t.test('turning two factors on or off ends every other session and sends a messa
   const { recoveryCodes, accessToken } = await enable()
   expectProblem(t, await me(other), 401, 'FST_PWAUTH_TOKEN_INVALID', 'a session from before, on')
   const second = (await loginMfa(await challenge(), recoveryCodes[0])).json().accessToken
-  expectProblem(t, await post('/Mfa/Disable', accessToken, { code: '000000' }), 401, 'FST_PWAUTH_MFA_CODE_INVALID')
-  t.equal((await post('/Mfa/Disable', accessToken, { code: recoveryCodes[1] })).statusCode, 204)
+  expectProblem(t, await post('/Mfa/Disable', accessToken, { code: '000000', password: PASSWORD }), 401, 'FST_PWAUTH_MFA_CODE_INVALID')
+  t.equal((await post('/Mfa/Disable', accessToken, { code: recoveryCodes[1], password: PASSWORD })).statusCode, 204)
   expectProblem(t, await me(second), 401, 'FST_PWAUTH_TOKEN_INVALID', 'another session, off')
   t.equal((await me(accessToken)).statusCode, 200, 'the session that turned them off lives on')
   t.match((await login()).json(), { accessToken: String })
   await sleep(20)
-  t.same(messages.map((message) => message.type), ['mfa_enabled', 'mfa_disabled'])
-  expectProblem(t, await post('/Mfa/Disable', accessToken, { code: recoveryCodes[2] }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'off already')
+  t.same(messages.map((message) => message.type), ['mfa_enabled', 'mfa_code_failed', 'mfa_disabled'], 'the wrong code at Disable came after the right password: the owner hears it')
+  expectProblem(t, await post('/Mfa/Disable', accessToken, { code: recoveryCodes[2], password: PASSWORD }), 409, 'FST_PWAUTH_MFA_STATE', 'off already: the state before the code')
 })
 
-t.test('the set-up routes need the access token and a recent authentication', async (t) => {
+t.test('the set-up routes need the access token; RecoveryCodes a recent authentication too', async (t) => {
   const { post, token, clock } = await mfaApp(t)
-  expectProblem(t, await post('/Mfa/Setup', undefined), 401, 'FST_PWAUTH_TOKEN_MISSING')
+  for (const route of ['/Mfa/Setup', '/Mfa/Confirm', '/Mfa/RecoveryCodes', '/Mfa/Disable']) {
+    expectProblem(t, await post(route, undefined, route === '/Mfa/Setup' ? undefined : { code: '123456' }), 401, 'FST_PWAUTH_TOKEN_MISSING', route)
+  }
   clock.advance(-400_000)
   const stale = await token()
   clock.advance(400_000)
-  for (const [route, body] of [['/Mfa/Setup', undefined], ['/Mfa/Confirm', { code: '123456' }], ['/Mfa/RecoveryCodes', { code: '123456' }], ['/Mfa/Disable', { code: '123456' }]] as const) {
-    expectProblem(t, await post(route, stale, body), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED', route)
-  }
-  t.equal((await post('/Reauthenticate', stale, { password: PASSWORD })).statusCode, 204)
-  t.equal((await post('/Mfa/Setup', stale)).statusCode, 200, 'after Reauthenticate')
+  expectProblem(t, await post('/Mfa/RecoveryCodes', stale, { code: '123456' }), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED', 'RecoveryCodes on an old session')
+  t.equal((await post('/Mfa/Setup', stale)).statusCode, 200, 'Setup on an old session: it changes nothing until Confirm')
 })
 
 t.test('Reauthenticate takes a code with two factors on', async (t) => {
@@ -285,7 +284,7 @@ t.test('the README\'s two-factor block and the guide\'s route work as written', 
   expectProblem(t, await app.inject({ method: 'POST', url: '/payouts', headers: bearer }), 401, 'FST_PWAUTH_MFA_REQUIRED', 'POST /payouts, password only')
   const { secret } = (await app.inject({ method: 'POST', url: '/Auth/Mfa/Setup', headers: bearer })).json()
   const step = currentStep()
-  t.equal((await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers: bearer, payload: { code: totpCode(secret, step) } })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers: bearer, payload: { code: totpCode(secret, step), password: PASSWORD } })).statusCode, 200)
   const challenge = (await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })).json().mfaToken
   const second = await app.inject({ method: 'POST', url: '/Auth/LoginMfa', payload: { mfaToken: challenge, code: totpCode(secret, step + 1) } })
   const mfaBearer = { authorization: `Bearer ${second.json().accessToken}` }

@@ -26,7 +26,7 @@ export type ChangeFailureReason =
 export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
 
 /** The routes that take a second-factor code. */
-export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate'
+export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
 
 export type RefreshFailureReason =
   /** Not a refresh token of this server: malformed, or authenticated by no configured key. */
@@ -52,6 +52,11 @@ export type AuthEventDetails =
    * checked (`throttled`: the account's code counter is blocked). `route` names where it was sent.
    */
   | { type: 'mfa.failed', route: MfaRoute, reason: 'invalid' | 'throttled', accountId?: string }
+  /**
+   * A route of an account with two factors on got no code (a client that asks for one after this answer):
+   * 401 MFA_CODE_INVALID, nothing counted, not a failed second factor.
+   */
+  | { type: 'mfa.code_required', route: MfaRoute, accountId: string }
   /** Two factors were turned on or off (every other session ended), or the recovery codes replaced. */
   | { type: 'mfa.enabled' | 'mfa.disabled' | 'mfa.recovery_codes_replaced', accountId: string }
   | { type: 'login.failed', reason: LoginFailureReason, accountId?: string, email: string }
@@ -81,7 +86,8 @@ export type AuthEventDetails =
   | { type: 'session.reuse_detected', accountId: string, sessionId: string }
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
-  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean }
+  /** `route`: a password sent with Mfa/Confirm or Mfa/Disable, which stands for their recent authentication; absent for Reauthenticate. */
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' }
   /**
    * ForgotPassword, after its answer: a reset message went out (`sent`), or none did and why. The same
    * 202 was answered in every case.
@@ -144,6 +150,7 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'account.verification_failed': 'info',
   'login.mfa_required': 'info',
   'mfa.failed': 'warn',
+  'mfa.code_required': 'info',
   'mfa.enabled': 'info',
   'mfa.disabled': 'info',
   'mfa.recovery_codes_replaced': 'info'

@@ -50,8 +50,14 @@ export const LoginMfaBody = Type.Object({
   deviceToken: DeviceToken
 })
 
-export const TotpCodeBody = Type.Object({ code: mfaCode('A 6-digit code from the authenticator app.') })
-export const AnyCodeBody = Type.Object({ code: mfaCode(ANY_CODE) })
+const TOTP_CODE = 'A 6-digit code from the authenticator app.'
+
+/** Confirm's and Disable's password: a wrong or missing one is Login's 401, counted like Login's. */
+const SessionPassword = Type.Optional(password('The signed-in account\'s password: it stands for a recent authentication (no Reauthenticate needed).'))
+
+export const TotpCodeBody = Type.Object({ code: mfaCode(TOTP_CODE) })
+export const ConfirmMfaBody = Type.Object({ code: mfaCode(`${TOTP_CODE} For the secret of Setup.`), password: SessionPassword, deviceToken: DeviceToken })
+export const DisableMfaBody = Type.Object({ code: mfaCode(ANY_CODE), password: SessionPassword, deviceToken: DeviceToken })
 
 /** The input rules of ChangePassword: what its validator checks. */
 export const ChangePasswordBody = Type.Object({
@@ -59,6 +65,7 @@ export const ChangePasswordBody = Type.Object({
   currentPassword: password('The account\'s current password.'),
   newPassword: password('The new password; must satisfy the password policy.'),
   confirmNewPassword: password('The new password again; must equal newPassword exactly.'),
+  code: Type.Optional(mfaCode(`Needed when the account has two factors on: ${ANY_CODE}`)),
   deviceToken: DeviceToken
 })
 

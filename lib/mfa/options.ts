@@ -3,6 +3,7 @@ import { checkStore } from '../stores/check-store.js'
 import { MemoryMfaStore } from '../stores/memory/mfa.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, ThrottlePolicy } from '../stores/types.js'
+import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { SecondFactor } from './second-factor.js'
 
@@ -40,6 +41,8 @@ export function resolveMfa ({ mfa = false, mfaTtl = 300, mfaStore }: MfaPluginOp
 
 interface Parts {
   attempts: AttemptStore
+  /** What a login challenge's or reset link's codes are counted on. */
+  tokenGuesses: TokenGuesses
   keyRing: KeyRing
   storeCall: StoreCall
   /** The password throttle's policy: its blocks follow a code counter's free failures too. */
@@ -47,8 +50,8 @@ interface Parts {
 }
 
 /** Two factors, when on: the second factor and a login challenge's lifetime. */
-export function createMfa (resolved: ResolvedMfa | undefined, { attempts, keyRing, storeCall, blocks }: Parts): { secondFactor: SecondFactor, ttlMs: number } | undefined {
+export function createMfa (resolved: ResolvedMfa | undefined, { attempts, tokenGuesses, keyRing, storeCall, blocks }: Parts): { secondFactor: SecondFactor, ttlMs: number } | undefined {
   if (resolved === undefined) return undefined
   const { issuer, ttlMs, store } = resolved
-  return { secondFactor: new SecondFactor({ store, attempts, keyRing, storeCall, issuer, throttle: blocks }), ttlMs }
+  return { secondFactor: new SecondFactor({ store, attempts, tokenGuesses, keyRing, storeCall, issuer, throttle: blocks }), ttlMs }
 }

@@ -1,34 +1,55 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
-import { reserveAttempt, retryAfterSeconds } from '../throttle/reserve-attempt.js'
+import { reserveAttempt, retryAfterSeconds, type ReservedAttempt } from '../throttle/reserve-attempt.js'
+import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { RecoveryCodes } from './recovery-codes.js'
 import { SecretBox } from './secret-box.js'
 import { newTotpSecret, otpauthUrl, totpStep } from './totp.js'
 
-/** Second-factor failures allowed per account before its blocks start (contract §15). */
+/** Second-factor failures allowed per code counter before its blocks start (contract §15). */
 export const FREE_CODE_FAILURES = 10
-/** Wrong codes a login challenge or a reset token survives. */
-export const CODES_PER_TOKEN = 5
+/**
+ * Failures in a row after which a code counter accepts nothing until the password is reset (NIST 800-63B-4
+ * §3.2.2): the blocks alone would let a guesser with the password try about 96 codes a day, forever.
+ */
+export const CODE_FAILURES_BEFORE_LOCK = 100
+/** How long a locked counter stays locked if no reset comes: longer than anyone waits. */
+const LOCK_MS = 400 * 86_400_000
 
 const TOTP_CODE = /^\d{6}$/
 
-/** A token's wrong codes: after the 5th its key stays blocked for longer than any token lives (a day). */
-const DAY_MS = 86_400_000
-const TOKEN_POLICY: ThrottlePolicy = Object.freeze({ freeFailures: CODES_PER_TOKEN, blockMs: DAY_MS, maxBlockMs: DAY_MS, leaseMs: 10_000, forgetAfterMs: DAY_MS })
-
-/** A code check, as every caller switches on it. `throttled`: the account's code counter is blocked (429). */
+/** A code check, as every caller switches on it. `throttled`: the code counter is blocked or locked (429). */
 export type CodeCheck = { outcome: 'accepted' } | { outcome: 'rejected' } | { outcome: 'throttled', retryAfter: number }
 
 /**
- * check()'s answer. `off`: the account has two factors off, nothing was checked. `spent`: a wrong code that
- * was the one-time token's 5th (the caller kills the token).
+ * check()'s answer. `accepted` carries the enrolment the code belongs to (see enrolment()). `off`: the
+ * account has two factors off, nothing was checked. `missing`: they are on and no code came (nothing
+ * counted). `spent`: a wrong code that was the one-time token's 5th (the caller kills the token).
  */
-export type SecondFactorCheck = CodeCheck | { outcome: 'off' } | { outcome: 'spent' }
+export type SecondFactorCheck =
+  | { outcome: 'accepted', enrolment: string }
+  | Exclude<CodeCheck, { outcome: 'accepted' }>
+  | { outcome: 'off' } | { outcome: 'missing' } | { outcome: 'spent' }
 
 /** confirm()'s answer. `no_setup`: nothing pending (or two factors already on). */
 export type ConfirmCheck = { outcome: 'accepted', recoveryCodes: string[] } | { outcome: 'no_setup' } | Exclude<CodeCheck, { outcome: 'accepted' }>
+
+/** Where a code counts (contract §15). */
+export interface CodeCounting {
+  /** The guesses key of the one-time token the code came with (a login challenge, a reset link): its 5th wrong code kills it. */
+  tokenKey?: string
+  /**
+   * The known device the request proved for the account's address (KnownDevices.recognise): its own code
+   * counter judges the code instead of the account's, so a stranger with the password cannot hold the
+   * owner's device out.
+   */
+  deviceId?: string | null
+  /** Codes sent with a reset link count on the link alone (tokenKey), never on an account or device counter. */
+  tokenOnly?: boolean
+}
 
 const ACCEPTED = Object.freeze({ outcome: 'accepted' } as const)
 const REJECTED = Object.freeze({ outcome: 'rejected' } as const)
@@ -36,6 +57,7 @@ const REJECTED = Object.freeze({ outcome: 'rejected' } as const)
 export interface SecondFactorOptions {
   store: MfaStore
   attempts: AttemptStore
+  tokenGuesses: TokenGuesses
   keyRing: KeyRing
   storeCall: StoreCall
   /** The blocks after the free failures, as the password throttle has them (contract §6). */
@@ -45,32 +67,49 @@ export interface SecondFactorOptions {
 }
 
 /**
- * TOTP and recovery codes (contract §15). Codes are checked on a per-account counter of their own (10 free
- * failures, then the password throttle's blocks), never the password's. A TOTP step is accepted once per
- * account (the store advances the last step by compare-and-set), a recovery code once (the store removes it).
+ * TOTP and recovery codes (contract §15). Codes are checked on a code counter of their own (10 free failures,
+ * then the password throttle's blocks; 100 in a row lock it until a password reset), never the password's:
+ * the account's, or a known device's, or only the one-time token's for a reset link. A TOTP step is accepted
+ * once per account (the store advances the last step by compare-and-set), a recovery code once (the store
+ * removes it).
  */
 export class SecondFactor {
   readonly #store: MfaStore
   readonly #attempts: AttemptStore
+  readonly #tokenGuesses: TokenGuesses
   readonly #storeCall: StoreCall
   readonly #policy: ThrottlePolicy
+  readonly #lockPolicy: ThrottlePolicy
   readonly #box: SecretBox
   readonly #recoveryCodes: RecoveryCodes
   readonly #issuer: string
 
-  constructor ({ store, attempts, keyRing, storeCall, throttle, issuer }: SecondFactorOptions) {
+  constructor ({ store, attempts, tokenGuesses, keyRing, storeCall, throttle, issuer }: SecondFactorOptions) {
     this.#store = store
     this.#attempts = attempts
+    this.#tokenGuesses = tokenGuesses
     this.#storeCall = storeCall
     this.#policy = Object.freeze({ ...throttle, freeFailures: FREE_CODE_FAILURES })
+    this.#lockPolicy = Object.freeze({ freeFailures: CODE_FAILURES_BEFORE_LOCK, blockMs: LOCK_MS, maxBlockMs: LOCK_MS, forgetAfterMs: LOCK_MS, leaseMs: throttle.leaseMs })
     this.#box = new SecretBox(keyRing)
     this.#recoveryCodes = new RecoveryCodes(keyRing)
     this.#issuer = issuer
   }
 
-  /** Whether the account has two factors on. */
-  async isOn (request: FastifyRequest, accountId: string): Promise<boolean> {
-    return (await this.#get(request, accountId))?.enabled === true
+  /**
+   * What identifies the account's two factors while they are on (its sealed secret, new at every set-up);
+   * null while they are off. A route that starts a session compares it before and after: a switch in between
+   * (Confirm, Disable) may have ended the account's other sessions before this one existed.
+   */
+  async enrolment (request: FastifyRequest, accountId: string): Promise<string | null> {
+    const record = await this.#get(request, accountId)
+    return record?.enabled === true ? record.secret : null
+  }
+
+  /** `on`, `pending` (a Setup waits for its Confirm) or `off`. */
+  async state (request: FastifyRequest, accountId: string): Promise<'on' | 'pending' | 'off'> {
+    const record = await this.#get(request, accountId)
+    return record === null ? 'off' : record.enabled ? 'on' : 'pending'
   }
 
   /** Whether two factors are on, and how many recovery codes are left unused. */
@@ -89,10 +128,10 @@ export class SecondFactor {
 
   /**
    * Turns the pending set-up on with a current code for its secret; accepted, it carries the recovery codes
-   * to show once. The code's step is recorded, so it cannot log in.
+   * to show once. The code's step is recorded, so it cannot log in. Counted like check()'s codes.
    */
-  async confirm (request: FastifyRequest, accountId: string, code: string): Promise<ConfirmCheck> {
-    return await this.#counted(request, accountId, async (): Promise<ConfirmCheck> => {
+  async confirm (request: FastifyRequest, accountId: string, code: string, { deviceId = null }: Pick<CodeCounting, 'deviceId'> = {}): Promise<ConfirmCheck> {
+    return await this.#counted(request, this.#counterKeys(accountId, deviceId), async (): Promise<ConfirmCheck> => {
       const record = await this.#get(request, accountId)
       if (record === null || record.enabled) return { outcome: 'no_setup' }
       const secret = this.#box.open(accountId, record.secret)
@@ -106,26 +145,27 @@ export class SecondFactor {
 
   /**
    * Checks a code: a TOTP code, or (`recovery`, the default) a recovery code, each usable once. `off` when
-   * the account has two factors off (nothing counted); with them on, a missing code is `rejected` without
-   * counting. A code sent with a one-time token (a login challenge, a reset link) is counted under its
-   * `tokenKey` too: `spent` once the token has had its 5 wrong codes, and the caller kills the token.
+   * the account has two factors off (nothing counted); with them on, a missing code is `missing`, not
+   * counted. Where a code counts: see CodeCounting.
    */
-  async check (request: FastifyRequest, accountId: string, code: string | undefined, { recovery = true, tokenKey }: { recovery?: boolean, tokenKey?: string } = {}):
+  async check (request: FastifyRequest, accountId: string, code: string | undefined, { recovery = true, tokenKey, deviceId = null, tokenOnly = false }: CodeCounting & { recovery?: boolean } = {}):
   Promise<SecondFactorCheck> {
     const record = await this.#get(request, accountId)
     if (record === null || !record.enabled) return { outcome: 'off' }
-    if (code === undefined) return REJECTED
-    const token = tokenKey === undefined ? undefined : await reserveAttempt(this.#attempts, this.#storeCall, request.log, tokenKey, TOKEN_POLICY)
+    if (code === undefined) return { outcome: 'missing' }
+    const token = tokenKey === undefined ? undefined : await this.#tokenGuesses.reserve(request, tokenKey)
     // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
-    if (token !== undefined && !('settle' in token)) return REJECTED
+    if (token === null) return REJECTED
     let result: CodeCheck
     try {
-      result = await this.#counted(request, accountId, async () => await this.#verify(request, accountId, record, code, recovery))
+      const counter = tokenOnly ? null : this.#counterKeys(accountId, deviceId)
+      result = await this.#counted(request, counter, async () => await this.#verify(request, accountId, record, code, recovery))
     } catch (err) {
       await token?.settle('cancel').catch(() => {})
       throw err
     }
     const blockMs = await token?.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel') ?? 0
+    if (result.outcome === 'accepted') return { outcome: 'accepted', enrolment: record.secret }
     return result.outcome === 'rejected' && blockMs > 0 ? { outcome: 'spent' } : result
   }
 
@@ -156,23 +196,53 @@ export class SecondFactor {
     return await this.#storeCall(request.log, 'mfa.disable', () => this.#store.disable(accountId))
   }
 
+  /** Forgets the account's code failures and lifts its block and lock, as a password reset does. */
+  async clearFailures (request: FastifyRequest, accountId: string): Promise<void> {
+    const { key, lockKey } = this.#counterKeys(accountId, null)
+    await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(key, randomUUID(), 'success', this.#policy))
+    await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(lockKey, randomUUID(), 'success', this.#lockPolicy))
+  }
+
+  /** The attempt-store keys of a code counter: the account's, or a known device's own. */
+  #counterKeys (accountId: string, deviceId: string | null): { key: string, lockKey: string } {
+    return deviceId === null
+      ? { key: `mfa.${accountId}`, lockKey: `mfa-lock.${accountId}` }
+      : { key: `mfa-device.${deviceId}`, lockKey: `mfa-device-lock.${deviceId}` }
+  }
+
   /**
-   * Runs one code check on the account's counter: reserved first (a blocked account gets `throttled`), then
-   * settled as a success (`accepted`) or a failure (`rejected`); anything else (a store failure, `no_setup`)
-   * counts neither way.
+   * Runs one code check on a code counter (none for a reset link's codes): reserved first on the counter
+   * and on its lock (a blocked or locked counter gets `throttled`), then settled on both as a success
+   * (`accepted`) or a failure (`rejected`); anything else (a store failure, `no_setup`) counts neither way.
    */
-  async #counted<T extends { outcome: string }> (request: FastifyRequest, accountId: string, run: () => Promise<T>): Promise<T | { outcome: 'throttled', retryAfter: number }> {
-    const attempt = await reserveAttempt(this.#attempts, this.#storeCall, request.log, `mfa.${accountId}`, this.#policy)
-    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
+  async #counted<T extends { outcome: string }> (request: FastifyRequest, counter: { key: string, lockKey: string } | null, run: () => Promise<T>):
+  Promise<T | { outcome: 'throttled', retryAfter: number }> {
+    if (counter === null) return await run()
+    const attempt = await this.#reserve(request, counter.key, this.#policy)
+    if (!('settle' in attempt)) return attempt
+    const lock = await this.#reserve(request, counter.lockKey, this.#lockPolicy).catch(async (err: unknown) => {
+      await attempt.settle('cancel').catch(() => {})
+      throw err
+    })
+    if (!('settle' in lock)) {
+      await attempt.settle('cancel').catch(() => {})
+      return lock
+    }
     let result
     try {
       result = await run()
     } catch (err) {
-      await attempt.settle('cancel').catch(() => {})
+      await Promise.all([attempt.settle('cancel'), lock.settle('cancel')]).catch(() => {})
       throw err
     }
-    await attempt.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel')
+    const outcome = result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel'
+    await Promise.all([attempt.settle(outcome), lock.settle(outcome)])
     return result
+  }
+
+  async #reserve (request: FastifyRequest, key: string, policy: ThrottlePolicy): Promise<ReservedAttempt | { outcome: 'throttled', retryAfter: number }> {
+    const attempt = await reserveAttempt(this.#attempts, this.#storeCall, request.log, key, policy)
+    return 'settle' in attempt ? attempt : { outcome: 'throttled', retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
   }
 
   async #get (request: FastifyRequest, accountId: string) {

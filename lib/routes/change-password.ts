@@ -6,22 +6,23 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
-import { refusePassword } from './refusals.js'
+import { refuseCode, refusePassword } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
       summary: 'Change the account password',
-      description: 'Authenticated by e-mail address and current password (no bearer token). Every token issued before the change stops working and every session of the account ends.',
+      description: 'Authenticated by e-mail address and current password (no bearer token); with two factors on, a code too. ' +
+        'Every token issued before the change stops working and every session of the account ends.',
       tags: ['Auth'],
       body: withDocumentedNewPassword(ChangePasswordBody, policy),
       response: {
         204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
         ...problemResponses([
           ...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
-          'FST_PWAUTH_UNAVAILABLE'
+          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE'
         ])
       }
     },
@@ -34,7 +35,8 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const result = await checkPassword(request, email, currentPassword, knownDevices.recognise(request, email))
+    const deviceId = knownDevices.recognise(request, email)
+    const result = await checkPassword(request, email, currentPassword, deviceId)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'password.change_failed', reason: 'throttled', email, device: result.device }
@@ -43,6 +45,12 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     }
 
     const { account } = result
+    // With two factors on, the password alone changes nothing (contract §4): a thief who has it can neither
+    // set his own nor end the owner's sessions. After the password, so only its owner's failures count.
+    if (secondFactor !== undefined) {
+      const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
+      if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'ChangePassword', account, check, { afterPassword: true })
+    }
     const newHash = await hasher.hash(newPassword)
     const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
       id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true

@@ -14,7 +14,7 @@ import { registerJwks } from './jwks.js'
 import { registerLoginMfa } from './login-mfa.js'
 import { registerLogin } from './login.js'
 import { registerLogout } from './logout.js'
-import { registerMfaRoutes, registerMfaSetup } from './mfa.js'
+import { registerMfaRoutes, registerMfaSetup, registerMfaSwitches } from './mfa.js'
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './reauthenticate.js'
 import { registerRefresh } from './refresh.js'
@@ -77,6 +77,8 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         registerRegister(app, context, registration)
         registerVerifyEmail(app, context)
       }
+      // Confirm and Disable take the password: a password check like Login's.
+      if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
     })
 
     if (context.refresh) {

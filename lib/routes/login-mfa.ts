@@ -13,7 +13,7 @@ const PURPOSE = 'mfa_login'
 /**
  * POST /LoginMfa: the second step of a Login for an account with two factors on. The challenge (mfaToken)
  * is a one-time token of its own purpose, so no other route takes it; it is used up by the success, and
- * killed by its 5th wrong code. Codes also count on the account's code counter (SecondFactor).
+ * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
   const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens } = context
@@ -43,17 +43,25 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
 
-    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)! })
+    // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
+    const deviceId = knownDevices.recognise(request, account.email)
+    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId })
     if (check.outcome !== 'accepted') {
       if (check.outcome === 'spent') await oneTimeTokens.consume(request, mfaToken, PURPOSE).catch(() => {})
       // Two factors turned off since the Login (`off`) answer as a wrong code would: the challenge asked for one.
-      throw refuseCode(emit, request, 'LoginMfa', account.id, check)
+      throw refuseCode(context, request, reply, 'LoginMfa', account, check, { afterPassword: true })
     }
     // Of concurrent successes with one challenge, one starts the session.
     if (await oneTimeTokens.consume(request, mfaToken, PURPOSE) === null) throw invalid(request, account.id)
 
     const { sessionId, tokenReply } = await sessionService.start(request, account, true)
+    // Two factors turned off (or set up anew) while the session was being created: the switch ended the
+    // account's other sessions, perhaps before this one existed (contract §15).
+    if (await secondFactor.enrolment(request, account.id) !== check.enrolment) {
+      await sessionService.end(request, sessionId, 'mfa_changed')
+      throw invalid(request, account.id)
+    }
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, knownDevices.recognise(request, account.email)) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, deviceId) }
   })
 }

@@ -31,6 +31,13 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
   }
 
+  /** The answer for an account with two factors on: no session, no token, no device token until the second factor is proved. */
+  async function challenge (request: FastifyRequest, account: StoredAccount) {
+    const mfaToken = await oneTimeTokens.issueMfa(request, account, mfaTtlMs)
+    emit(request, { type: 'login.mfa_required', accountId: account.id, email: account.email })
+    return { mfaRequired: true as const, mfaToken, mfaExpiresIn: Math.floor(mfaTtlMs / 1000) }
+  }
+
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Login', {
     schema: {
       summary: 'Log in with e-mail address and password',
@@ -63,13 +70,14 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
         await upgradeHash(request, result.account, password, result.hashFormat)
       }
     }
-    if (secondFactor !== undefined && await secondFactor.isOn(request, result.account.id)) {
-      // No session, no token, no device token until the second factor is proved.
-      const mfaToken = await oneTimeTokens.issueMfa(request, result.account, mfaTtlMs)
-      emit(request, { type: 'login.mfa_required', accountId: result.account.id, email })
-      return { mfaRequired: true as const, mfaToken, mfaExpiresIn: Math.floor(mfaTtlMs / 1000) }
-    }
+    if (secondFactor !== undefined && await secondFactor.enrolment(request, result.account.id) !== null) return await challenge(request, result.account)
     const { sessionId, tokenReply } = await sessionService.start(request, result.account)
+    // Two factors turned on while the session was being created: the switch ended the account's other
+    // sessions, perhaps before this one existed. Read again now that it does (contract §15).
+    if (secondFactor !== undefined && await secondFactor.enrolment(request, result.account.id) !== null) {
+      await sessionService.end(request, sessionId, 'mfa_changed')
+      return await challenge(request, result.account)
+    }
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
     return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, email, deviceId) }
   })

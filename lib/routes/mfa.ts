@@ -4,33 +4,40 @@ import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
-import { AnyCodeBody, TotpCodeBody } from '../http/schemas.js'
+import { ConfirmMfaBody, DisableMfaBody, TotpCodeBody } from '../http/schemas.js'
 import type { MfaRouteContext } from './context.js'
 import { refuseCode } from './refusals.js'
+import { proveSessionPassword } from './session-password.js'
 
 const RecoveryCodesReply = Type.Object({
   recoveryCodes: Type.Array(Type.String(), { description: 'Ten codes, each usable once instead of a TOTP code. Shown this once: keep them somewhere safe.' })
 })
 
 const CODE_ERRORS = [...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS'] as const
+/** Confirm and Disable: the state first, then the password, then the code; argon2 runs, so a full hashing queue sheds them. */
+const SWITCH_ERRORS = [...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_UNAVAILABLE'] as const
 
-/** Route options of a set-up route: the guard and a recent authentication, documented. */
-function guarded<Schema extends { body?: TSchema, response: Record<number, unknown> }> (reauthMaxAge: number, summary: string, description: string, schema: Schema) {
+/** Route options of a set-up route: the guard (and, `reauthMaxAge`, a recent authentication), documented. */
+function guarded<Schema extends { body?: TSchema, response: Record<number, unknown> }> (reauthMaxAge: number | undefined, summary: string, description: string, schema: Schema) {
+  const recent = reauthMaxAge !== undefined
   return {
-    onRequest: [authenticate, requireRecentAuthentication(reauthMaxAge)],
+    onRequest: recent ? [authenticate, requireRecentAuthentication(reauthMaxAge)] : [authenticate],
     schema: {
       summary,
-      description: `${description} Needs the access token and a password proof within the last ${reauthMaxAge} s (Reauthenticate).`,
+      description: recent ? `${description} Needs the access token and a password proof within the last ${reauthMaxAge} s (Reauthenticate).` : `${description} Needs the access token.`,
       tags: ['Two factors'],
       security: [{ bearerAuth: [] }],
       ...schema,
-      response: { ...schema.response, ...recentAuthenticationResponses() }
+      response: { ...schema.response, ...recent ? recentAuthenticationResponses() : authenticateResponses() }
     }
   }
 }
 
-/** GET /Mfa and POST /Mfa/Setup: no body, so they live with the routes that ignore theirs. */
-export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMaxAge }: MfaRouteContext): void {
+/**
+ * GET /Mfa and POST /Mfa/Setup: no body, so they live with the routes that ignore theirs. Setup changes
+ * nothing until Confirm, so it needs no recent authentication (contract §15).
+ */
+export function registerMfaSetup (app: FastifyInstance, { secondFactor }: MfaRouteContext): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get('/Mfa', {
     onRequest: authenticate,
     schema: {
@@ -47,7 +54,7 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMa
     }
   }, async (request) => await secondFactor.status(request, accountOf(request)!.id))
 
-  app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', guarded(reauthMaxAge, 'Start setting up two factors',
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', guarded(undefined, 'Start setting up two factors',
     'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.', {
       response: {
         200: jsonResponse('The secret for the authenticator app.', Type.Object({
@@ -63,51 +70,73 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor, reauthMa
   })
 }
 
-/** POST /Mfa/Confirm, /Mfa/RecoveryCodes and /Mfa/Disable: a code in a JSON body. */
+/** POST /Mfa/RecoveryCodes: a TOTP code in a JSON body, and a recent authentication. */
 export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContext): void {
-  const { secondFactor, sessionService, outbox, emit, reauthMaxAge } = context
-  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { secondFactor, emit, reauthMaxAge } = context
 
-  routes.post('/Mfa/Confirm', guarded(reauthMaxAge, 'Turn two factors on', 'With a current code for the secret of Setup. Every other session ends.', {
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/RecoveryCodes', guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.', {
     body: TotpCodeBody,
-    response: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply), ...problemResponses([...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE']) }
-  }), async (request) => {
+    response: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply), ...problemResponses(CODE_ERRORS) }
+  }), async (request, reply) => {
     const account = accountOf(request)!
-    const result = await secondFactor.confirm(request, account.id, request.body.code)
-    if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
-    if (result.outcome !== 'accepted') throw refuseCode(emit, request, 'Mfa/Confirm', account.id, result)
+    const deviceId = context.knownDevices.recognise(request, account.email)
+    const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false, deviceId })
+    if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/RecoveryCodes', account, check)
+    const codes = await secondFactor.replaceRecoveryCodes(request, account.id)
+    if (codes === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
+    emit(request, { type: 'mfa.recovery_codes_replaced', accountId: account.id })
+    return { recoveryCodes: codes }
+  })
+}
+
+/**
+ * POST /Mfa/Confirm and /Mfa/Disable: the password too, which stands for the recent authentication (a token
+ * taken by script in the page can neither enrol a stranger's authenticator nor remove the owner's), so they
+ * run argon2 and live with Login. The state is checked first (409), then the password (Login's 401, counted
+ * on its counters), then the code. Either switch ends every other session of the account; a Login racing it
+ * ends its own (routes/login.ts, routes/login-mfa.ts).
+ */
+export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteContext): void {
+  const { secondFactor, sessionService, knownDevices, outbox, emit } = context
+  const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  const passwordNote = ' The password stands for a recent authentication: no Reauthenticate is needed.'
+
+  routes.post('/Mfa/Confirm', guarded(undefined, 'Turn two factors on', `With the password and a current code for the secret of Setup. Every other session ends.${passwordNote}`, {
+    body: ConfirmMfaBody,
+    response: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply), ...problemResponses(SWITCH_ERRORS) }
+  }), async (request, reply) => {
+    const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
+    if (await secondFactor.state(request, account.id) !== 'pending') throw requestError('FST_PWAUTH_MFA_STATE')
+    const deviceId = knownDevices.recognise(request, account.email)
+    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
+    const result = await secondFactor.confirm(request, account.id, request.body.code, { deviceId })
+    if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
+    if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
     emit(request, { type: 'mfa.enabled', accountId: account.id })
-    // This session proved the code; the others proved only a password.
+    // This session proved the password and the code; the others proved only a password.
     await sessionService.reauthenticate(request, sessionId, true)
     await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
     outbox.send(request, { type: 'mfa_enabled', to: account.email, accountId: account.id })
     return { recoveryCodes: result.recoveryCodes }
   })
 
-  routes.post('/Mfa/RecoveryCodes', guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.', {
-    body: TotpCodeBody,
-    response: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply), ...problemResponses(CODE_ERRORS) }
-  }), async (request) => {
-    const account = accountOf(request)!
-    const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false })
-    if (check.outcome !== 'accepted') throw refuseCode(emit, request, 'Mfa/RecoveryCodes', account.id, check)
-    const codes = await secondFactor.replaceRecoveryCodes(request, account.id)
-    if (codes === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
-    emit(request, { type: 'mfa.recovery_codes_replaced', accountId: account.id })
-    return { recoveryCodes: codes }
-  })
-
-  routes.post('/Mfa/Disable', guarded(reauthMaxAge, 'Turn two factors off', 'With a TOTP code or a recovery code. Every other session ends.', {
-    body: AnyCodeBody,
-    response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(CODE_ERRORS) }
+  routes.post('/Mfa/Disable', guarded(undefined, 'Turn two factors off', `With the password and a TOTP code or a recovery code. Every other session ends.${passwordNote}`, {
+    body: DisableMfaBody,
+    response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(SWITCH_ERRORS) }
   }), async (request, reply) => {
     const account = accountOf(request)!
-    const check = await secondFactor.check(request, account.id, request.body.code)
-    if (check.outcome !== 'accepted') throw refuseCode(emit, request, 'Mfa/Disable', account.id, check)
+    const sessionId = sessionOf(request)!.id
+    if (await secondFactor.state(request, account.id) !== 'on') throw requestError('FST_PWAUTH_MFA_STATE')
+    const deviceId = knownDevices.recognise(request, account.email)
+    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
+    const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
+    if (check.outcome === 'off') throw requestError('FST_PWAUTH_MFA_STATE')
+    if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })
     if (await secondFactor.disable(request, account.id)) {
       emit(request, { type: 'mfa.disabled', accountId: account.id })
-      await sessionService.endOthers(request, account.id, sessionOf(request)!.id, 'mfa_changed')
+      await sessionService.reauthenticate(request, sessionId, true)
+      await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
       outbox.send(request, { type: 'mfa_disabled', to: account.email, accountId: account.id })
     }
     return await reply.code(204).send()

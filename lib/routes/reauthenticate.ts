@@ -5,9 +5,9 @@ import { authenticate, sessionOf, accountOf } from '../guard/authenticate.js'
 import { authenticateResponses, BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { ReauthenticateBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'
-import { refuseCode, refusePassword, type RefusedPassword } from './refusals.js'
+import { refuseCode } from './refusals.js'
+import { proveSessionPassword } from './session-password.js'
 
-const OTHER_ACCOUNT: RefusedPassword = { outcome: 'rejected', reason: 'unknown_account', account: null }
 const MFA_OFF = { outcome: 'off' } as const
 
 /**
@@ -15,7 +15,9 @@ const MFA_OFF = { outcome: 'off' } as const
  * password check exactly like Login's (the same per-e-mail throttle, one argon2 verification, one 401),
  * for the token's own account only; success renews the session's authentication time.
  */
-export function registerReauthenticate (app: FastifyInstance, { checkPassword, knownDevices, sessionService, emit, secondFactor }: RouteContext): void {
+export function registerReauthenticate (app: FastifyInstance, context: RouteContext): void {
+  const { knownDevices, sessionService, emit, secondFactor } = context
+
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
     onRequest: authenticate,
     schema: {
@@ -34,18 +36,11 @@ export function registerReauthenticate (app: FastifyInstance, { checkPassword, k
   }, async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
-    const checked = await checkPassword(request, account.email, request.body.password, knownDevices.recognise(request, account.email))
-    // The e-mail could name another account only if the store changed under us: that is a failure too.
-    const result = checked.outcome === 'accepted' && checked.account.id !== account.id ? OTHER_ACCOUNT : checked
-    if (result.outcome !== 'accepted') {
-      emit(request, result.outcome === 'throttled'
-        ? { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device }
-        : { type: 'session.reauthentication_failed', reason: result.reason, accountId: account.id, sessionId })
-      throw refusePassword(result)
-    }
+    const deviceId = knownDevices.recognise(request, account.email)
+    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Reauthenticate' })
     // With two factors on, a code too: this session has then proved both.
-    const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code)
-    if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(emit, request, 'Reauthenticate', account.id, check)
+    const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })
+    if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Reauthenticate', account, check, { afterPassword: true })
     if (!await sessionService.reauthenticate(request, sessionId, check.outcome === 'accepted')) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
     return await reply.code(204).send()

@@ -1,8 +1,10 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { requestError, type PasswordAuthError } from '../common/errors.js'
-import type { EmitEvent, MfaRoute } from '../common/events.js'
+import type { MfaRoute } from '../common/events.js'
 import type { ConfirmCheck, SecondFactorCheck } from '../mfa/second-factor.js'
 import type { PasswordCheckResult } from '../password/credential-check.js'
+import type { PasswordAuthAccount } from '../stores/types.js'
+import type { RouteContext } from './context.js'
 
 /** A password check that did not pass. */
 export type RefusedPassword = Exclude<PasswordCheckResult, { outcome: 'accepted' }>
@@ -21,14 +23,27 @@ export function refusePassword (check: RefusedPassword): PasswordAuthError {
 }
 
 /**
- * A second-factor code's answer: the `mfa.failed` event of `route`, then 429 with Retry-After while the
- * account's code counter is blocked, else 401 MFA_CODE_INVALID.
+ * A second-factor code's answer: its event, then 429 with Retry-After while the code counter is blocked,
+ * else 401 MFA_CODE_INVALID. A missing code is no failure (a client asks for the code next): `mfa.code_required`.
+ * `afterPassword`: the request proved the password first (Login's challenge, ChangePassword, Reauthenticate,
+ * Disable), so a wrong code says someone has it: the owner hears it once a day (mfa_code_failed, after the answer).
  */
-export function refuseCode (emit: EmitEvent, request: FastifyRequest, route: MfaRoute, accountId: string, check: RefusedCode): PasswordAuthError {
-  if (check.outcome === 'throttled') {
-    emit(request, { type: 'mfa.failed', route, reason: 'throttled', accountId })
-    return requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
+export function refuseCode ({ emit, outbox, mailLimit }: Pick<RouteContext, 'emit' | 'outbox' | 'mailLimit'>, request: FastifyRequest, reply: FastifyReply,
+  route: MfaRoute, account: PasswordAuthAccount, check: RefusedCode, { afterPassword = false } = {}): PasswordAuthError {
+  const accountId = account.id
+  switch (check.outcome) {
+    case 'missing':
+      emit(request, { type: 'mfa.code_required', route, accountId })
+      return requestError('FST_PWAUTH_MFA_CODE_INVALID')
+    case 'throttled':
+      emit(request, { type: 'mfa.failed', route, reason: 'throttled', accountId })
+      return requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: check.retryAfter })
   }
   emit(request, { type: 'mfa.failed', route, reason: 'invalid', accountId })
+  if (afterPassword && check.outcome !== 'off') {
+    outbox.afterResponse(reply, async () => {
+      if (await mailLimit.take(request, account.email, 'mfa_code_failed')) outbox.send(request, { type: 'mfa_code_failed', to: account.email, accountId })
+    })
+  }
   return requestError('FST_PWAUTH_MFA_CODE_INVALID')
 }

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { ResetPasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
@@ -17,15 +17,16 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
   const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor } = context
 
   /**
-   * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on
-   * the account's code counter and on the token, which dies after 5 of them.
+   * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on the
+   * token alone, which dies after 5 of them: never on the account's code counter, which a stranger with the
+   * password may hold blocked (contract §15), and whose lock only a reset lifts.
    */
-  async function checkCode (request: FastifyRequest, account: StoredAccount, token: string, code: string | undefined): Promise<void> {
+  async function checkCode (request: FastifyRequest, reply: FastifyReply, account: StoredAccount, token: string, code: string | undefined): Promise<void> {
     if (secondFactor === undefined) return
-    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(token)! })
+    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(token)!, tokenOnly: true })
     if (check.outcome === 'accepted' || check.outcome === 'off') return
     if (check.outcome === 'spent') await oneTimeTokens.consume(request, token, 'password_reset').catch(() => {})
-    throw refuseCode(emit, request, 'ResetPassword', account.id, check)
+    throw refuseCode(context, request, reply, 'ResetPassword', account, check)
   }
 
   /** The account a live token still stands for: same id, e-mail and credential version, and active. */
@@ -62,7 +63,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     if (account === null) throw invalid(request, found?.accountId)
     const reasons = await policy.evaluate(newPassword, undefined, account.email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
-    await checkCode(request, account, token, request.body.code)
+    await checkCode(request, reply, account, token, request.body.code)
 
     const newHash = await hasher.hash(newPassword)
     if (await oneTimeTokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
@@ -78,6 +79,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     // The new credential version already rejects every earlier token; these tidy up and may fail alone.
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     await throttle.reset(request, account.email).catch(() => {})
+    await secondFactor?.clearFailures(request, account.id).catch(() => {})
     outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
     return await reply.code(204).send()
   })

@@ -45,7 +45,7 @@ export async function mfaApp (t: Test, auth: Partial<PasswordAuthOptions> = {}, 
     if (setup.statusCode !== 200) throw new Error(`setup failed: ${setup.statusCode} ${setup.body}`)
     const { secret } = setup.json()
     const step = currentStep()
-    const confirm = await post('/Mfa/Confirm', accessToken, { code: totpCode(secret, step) })
+    const confirm = await post('/Mfa/Confirm', accessToken, { code: totpCode(secret, step), password: PASSWORD })
     if (confirm.statusCode !== 200) throw new Error(`confirm failed: ${confirm.statusCode} ${confirm.body}`)
     return { secret: secret as string, recoveryCodes: confirm.json().recoveryCodes as string[], step, accessToken }
   }

@@ -1,0 +1,28 @@
+import type { FastifyRequest } from 'fastify'
+import type { PasswordAuthAccount } from '../stores/types.js'
+import type { RouteContext } from './context.js'
+import { refusePassword, type RefusedPassword } from './refusals.js'
+
+const OTHER_ACCOUNT: RefusedPassword = { outcome: 'rejected', reason: 'unknown_account', account: null }
+
+/** Where a signed-in session proves its password again: Reauthenticate, or Confirm and Disable, whose password is their recent authentication. */
+export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable'
+
+/**
+ * The password of the token's own account, proved again: Login's check exactly (the per-e-mail throttle or a
+ * known device's counter, one argon2 verification, one 401), reported as `session.reauthentication_failed`
+ * and thrown as refusePassword's answer. A missing password is a wrong one.
+ */
+export async function proveSessionPassword ({ checkPassword, emit }: Pick<RouteContext, 'checkPassword' | 'emit'>, request: FastifyRequest,
+  { account, sessionId, password, deviceId, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, deviceId: string | null, route: SessionPasswordRoute }
+): Promise<void> {
+  const checked = await checkPassword(request, account.email, password ?? '', deviceId)
+  // The e-mail could name another account only if the store changed under us: that is a failure too.
+  const result = checked.outcome === 'accepted' && checked.account.id !== account.id ? OTHER_ACCOUNT : checked
+  if (result.outcome === 'accepted') return
+  const reported = route === 'Reauthenticate' ? {} : { route }
+  emit(request, result.outcome === 'throttled'
+    ? { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device, ...reported }
+    : { type: 'session.reauthentication_failed', reason: result.reason, accountId: account.id, sessionId, ...reported })
+  throw refusePassword(result)
+}
