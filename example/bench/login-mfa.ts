@@ -40,7 +40,7 @@ async function withTwoFactors (server: Server, email: string): Promise<{ email: 
   const { accessToken } = await postJson(server, '/Auth/Login', { email, password: BENCH_PASSWORD })
   const { secret } = await postJson(server, '/Auth/Mfa/Setup', {}, accessToken)
   const code = generateSync({ secret, epoch: Math.floor(Date.now() / 1000) })
-  const { recoveryCodes } = await postJson(server, '/Auth/Mfa/Confirm', { code }, accessToken)
+  const { recoveryCodes } = await postJson(server, '/Auth/Mfa/Confirm', { code, password: BENCH_PASSWORD }, accessToken)
   return { email, codes: recoveryCodes }
 }
 

@@ -1,11 +1,12 @@
 // The demo's browser app: cookie mode, no build step. The access token lives in memory only; at page load
-// (and after any 401) a Refresh, which sends the HttpOnly cookie, tells whether the browser is signed in.
+// (and when the access token has expired) a Refresh, which sends the HttpOnly cookie, tells whether the
+// browser is signed in.
 const auth = new URL('app/Auth/', document.baseURI)
 const me = new URL('app/me', document.baseURI)
 let accessToken = null
 
 const $ = (id) => document.getElementById(id)
-const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery']
+const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable']
 const show = (id) => { for (const view of VIEWS) $(view).hidden = view !== id }
 const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
 const problemCode = async (response) => (await response.clone().json().catch(() => ({}))).code
@@ -27,11 +28,14 @@ async function refresh () {
   return accessToken !== null
 }
 
-/** A call with the access token, refreshed and retried once on 401. */
+/** The 401s a Refresh can cure: the access token expired (or there is none yet). A wrong password or code is not sent twice. */
+const TOKEN_PROBLEMS = ['FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_TOKEN_MISSING']
+
+/** A call with the access token, refreshed and retried once when that token has expired. */
 async function call (url, init = {}) {
   const send = async () => await fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${accessToken}` } })
   let response = await send()
-  if (response.status === 401 && (await response.clone().json()).code !== 'FST_PWAUTH_REAUTHENTICATION_REQUIRED' && await refresh()) response = await send()
+  if (response.status === 401 && TOKEN_PROBLEMS.includes(await problemCode(response)) && await refresh()) response = await send()
   return response
 }
 
@@ -110,8 +114,9 @@ async function showAccount () {
 }
 
 $('mfa-on').onclick = async () => {
-  const response = await withRecentAuth(async () => await call(new URL('Mfa/Setup', auth), { method: 'POST' }))
-  if (!response.ok) return
+  // Setup changes nothing until Confirm, whose password stands for a recent sign-in: no Reauthenticate here.
+  const response = await call(new URL('Mfa/Setup', auth), { method: 'POST' })
+  if (!response.ok) return say('That did not work: try again.')
   const { secret, otpauthUrl } = await response.json()
   // The QR code is an image the example server renders with the qrcode package: the secret is scanned, not read.
   const qr = await call(new URL('qr', new URL('..', auth)), json({ text: otpauthUrl }))
@@ -123,11 +128,17 @@ $('mfa-on').onclick = async () => {
 
 $('mfa-setup-cancel').onclick = async () => { say(''); await showAccount() }
 
+/** What a refused Confirm or Disable tells the user: the password comes first, then the code. */
+async function switchProblem (response) {
+  if (response.status === 429) return 'Too many attempts: wait a little.'
+  return await problemCode(response) === 'FST_PWAUTH_INVALID_CREDENTIALS' ? 'That password did not work.' : 'That code did not work: enter the one the app shows now.'
+}
+
 $('mfa-confirm').onsubmit = async (event) => {
   event.preventDefault()
-  const code = new FormData($('mfa-confirm')).get('code')
-  const response = await withRecentAuth(async () => await call(new URL('Mfa/Confirm', auth), json({ code })))
-  if (!response.ok) return say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work: enter the one the app shows now.')
+  const form = new FormData($('mfa-confirm'))
+  const response = await call(new URL('Mfa/Confirm', auth), json({ code: form.get('code'), password: form.get('password') }))
+  if (!response.ok) return say(await switchProblem(response))
   $('mfa-confirm').reset()
   $('recovery-codes').replaceChildren(...(await response.json()).recoveryCodes.map((recoveryCode) => {
     const item = document.createElement('li')
@@ -140,11 +151,16 @@ $('mfa-confirm').onsubmit = async (event) => {
 
 $('recovery-done').onclick = async () => { $('recovery-codes').replaceChildren(); say(''); await showAccount() }
 
-$('mfa-off').onclick = async () => {
-  const code = await askCode('account')
-  if (code === null) return
-  const response = await withRecentAuth(async () => await call(new URL('Mfa/Disable', auth), json({ code })))
-  say(response.ok ? 'Two-step sign-in is off. Every other session was signed out.' : 'That code did not work.', response.ok)
+$('mfa-off').onclick = () => { say(''); show('mfa-disable') }
+$('mfa-disable-cancel').onclick = async () => { $('mfa-disable').reset(); say(''); await showAccount() }
+
+$('mfa-disable').onsubmit = async (event) => {
+  event.preventDefault()
+  const form = new FormData($('mfa-disable'))
+  const response = await call(new URL('Mfa/Disable', auth), json({ code: form.get('code'), password: form.get('password') }))
+  if (!response.ok) return say(await switchProblem(response))
+  $('mfa-disable').reset()
+  say('Two-step sign-in is off. Every other session was signed out.', true)
   await showAccount()
 }
 
@@ -234,11 +250,13 @@ $('register').onsubmit = async (event) => {
 
 $('verify').onsubmit = async (event) => {
   event.preventDefault()
-  const response = await post(new URL('VerifyEmail', auth), { token: verifyToken() })
+  // The password chosen at sign-up: a link opens only the registration that chose it.
+  const response = await post(new URL('VerifyEmail', auth), { token: verifyToken(), password: new FormData($('verify')).get('password') })
+  if (response.status === 429) return say('Too many attempts: wait a little.')
+  if (response.status !== 204) return say('That did not work: check the password you chose when you signed up. After a few wrong ones the link stops working.')
   window.history.replaceState(null, '', window.location.pathname)
-  signedOut()
-  if (response.status === 204) say('Your address is confirmed and your account exists: sign in.', true)
-  else say('This link is not valid any more: register again, or sign in.')
+  $('verify').reset()
+  signedOut('Your address is confirmed and your account exists: sign in.')
 }
 
 $('reset').onsubmit = async (event) => {
