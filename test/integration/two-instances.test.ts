@@ -134,7 +134,7 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     const { secret } = await (await post(`${a.url}/Auth/Mfa/Setup`, undefined, bearer)).json() as { secret: string }
     const step = Math.floor(Date.now() / 30_000)
     const code = (at: number) => generateSync({ secret, epoch: at * 30 })
-    const confirmed = await post(`${b.url}/Auth/Mfa/Confirm`, { code: code(step) }, bearer)
+    const confirmed = await post(`${b.url}/Auth/Mfa/Confirm`, { code: code(step), password }, bearer)
     t.equal(confirmed.status, 200, 'confirmed on B')
     const { recoveryCodes } = await confirmed.json() as { recoveryCodes: string[] }
     const challenge = async (server: { url: string }) => (await (await login(server, gina, password)).json() as { mfaToken: string }).mfaToken
