@@ -99,6 +99,7 @@ t.test('sign-up and reset routes document their bodies, the host\'s registration
   t.same(Object.keys(register.responses).sort(), ['202', '400', '413', '415', '429', '503'])
   t.same(codesOf(register.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
   t.same(codesOf(document.paths['/Auth/VerifyEmail'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_VERIFY_TOKEN_INVALID'])
+  t.same(document.paths['/Auth/VerifyEmail'].post.requestBody.content['application/json'].schema.required, ['token', 'password'], 'VerifyEmail takes the registration\'s password')
   t.same(codesOf(document.paths['/Auth/ResetPassword'].post.responses[400]),
     ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_RESET_TOKEN_INVALID', 'FST_PWAUTH_WEAK_PASSWORD'])
   t.ok(document.paths['/Auth/ForgotPassword'].post.responses[202], '202 documented')
@@ -118,4 +119,26 @@ t.test('the README\'s transform adds a bearer requirement to Logout in a documen
   await expectValid(t, document)
   t.same(document.paths['/Auth/Logout'].post.security, [{ bearerAuth: [] }])
   t.notOk(document.paths['/Auth/Login'].post.security)
+})
+
+t.test('two factors document their bodies: Confirm and Disable take the password, ChangePassword a code; the state, password and code errors', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  // The set-up routes name the bearer scheme: a document that defines it.
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: true })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  const body = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema
+  for (const path of ['/Auth/Mfa/Confirm', '/Auth/Mfa/Disable']) {
+    t.same(Object.keys(body(path).properties), ['code', 'password', 'deviceToken'], path)
+    t.same(body(path).required, ['code'], `${path}: a missing password is Login's 401, not a 400`)
+    const responses = document.paths[path].post.responses
+    t.same(codesOf(responses[401]).sort(), ['FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_TOKEN_MISSING'], `${path}: no REAUTHENTICATION_REQUIRED`)
+    t.same(codesOf(responses[409]), ['FST_PWAUTH_MFA_STATE'])
+  }
+  t.ok(body('/Auth/ChangePassword').properties.code, 'ChangePassword takes a code')
+  t.ok(codesOf(document.paths['/Auth/ChangePassword'].post.responses[401]).includes('FST_PWAUTH_MFA_CODE_INVALID'))
+  t.notOk(codesOf(document.paths['/Auth/Mfa/Setup'].post.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'Setup needs no recent authentication')
 })

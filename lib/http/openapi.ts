@@ -112,3 +112,11 @@ export function authenticateResponses (): Record<number, JsonObject> {
 export function recentAuthenticationResponses (): Record<number, JsonObject> {
   return problemResponses([...AUTHENTICATE_ERRORS, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED'])
 }
+
+/**
+ * A guarded route's problem responses: its own `codes` and the guard's (`recent`: with a recent-authentication
+ * demand) in one response per status, so a 401 of the route's own (a wrong password or code) is not replaced by the guard's.
+ */
+export function guardedProblemResponses (codes: readonly RequestErrorCode[], { recent = false } = {}): Record<number, JsonObject> {
+  return problemResponses([...new Set([...codes, ...AUTHENTICATE_ERRORS, ...recent ? ['FST_PWAUTH_REAUTHENTICATION_REQUIRED' as const] : []])])
+}

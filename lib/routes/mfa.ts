@@ -3,7 +3,8 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
-import { authenticateResponses, BODY_ERRORS, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import type { RequestErrorCode } from '../common/errors.js'
+import { authenticateResponses, BODY_ERRORS, guardedProblemResponses, jsonResponse, noContentResponse } from '../http/openapi.js'
 import { ConfirmMfaBody, DisableMfaBody, TotpCodeBody } from '../http/schemas.js'
 import type { MfaRouteContext } from './context.js'
 import { refuseCode } from './refusals.js'
@@ -17,8 +18,12 @@ const CODE_ERRORS = [...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_
 /** Confirm and Disable: the state first, then the password, then the code; argon2 runs, so a full hashing queue sheds them. */
 const SWITCH_ERRORS = [...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_UNAVAILABLE'] as const
 
-/** Route options of a set-up route: the guard (and, `reauthMaxAge`, a recent authentication), documented. */
-function guarded<Schema extends { body?: TSchema, response: Record<number, unknown> }> (reauthMaxAge: number | undefined, summary: string, description: string, schema: Schema) {
+/**
+ * Route options of a set-up route: the guard (and, `reauthMaxAge`, a recent authentication), documented with
+ * the route's `ok` responses and its `errors` beside the guard's.
+ */
+function guarded<Body extends TSchema | undefined = undefined> (reauthMaxAge: number | undefined, summary: string, description: string,
+  { body, ok, errors }: { body?: Body, ok: Record<number, unknown>, errors: readonly RequestErrorCode[] }) {
   const recent = reauthMaxAge !== undefined
   return {
     onRequest: recent ? [authenticate, requireRecentAuthentication(reauthMaxAge)] : [authenticate],
@@ -27,8 +32,8 @@ function guarded<Schema extends { body?: TSchema, response: Record<number, unkno
       description: recent ? `${description} Needs the access token and a password proof within the last ${reauthMaxAge} s (Reauthenticate).` : `${description} Needs the access token.`,
       tags: ['Two factors'],
       security: [{ bearerAuth: [] }],
-      ...schema,
-      response: { ...schema.response, ...recent ? recentAuthenticationResponses() : authenticateResponses() }
+      body: body as Body,
+      response: { ...ok, ...guardedProblemResponses(errors, { recent }) }
     }
   }
 }
@@ -56,13 +61,13 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor }: MfaRou
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', guarded(undefined, 'Start setting up two factors',
     'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.', {
-      response: {
+      ok: {
         200: jsonResponse('The secret for the authenticator app.', Type.Object({
           secret: Type.String({ description: 'Base32, 160 bits.' }),
           otpauthUrl: Type.String({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…' })
-        })),
-        ...problemResponses(['FST_PWAUTH_MFA_STATE'])
-      }
+        }))
+      },
+      errors: ['FST_PWAUTH_MFA_STATE']
     }), async (request) => {
     const setup = await secondFactor.setup(request, accountOf(request)!)
     if (setup === null) throw requestError('FST_PWAUTH_MFA_STATE')
@@ -76,7 +81,8 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContex
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/RecoveryCodes', guarded(reauthMaxAge, 'Replace the recovery codes', 'With a current TOTP code; the old recovery codes stop working.', {
     body: TotpCodeBody,
-    response: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply), ...problemResponses(CODE_ERRORS) }
+    ok: { 200: jsonResponse('The new recovery codes.', RecoveryCodesReply) },
+    errors: CODE_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
     const deviceId = context.knownDevices.recognise(request, account.email)
@@ -103,7 +109,8 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
 
   routes.post('/Mfa/Confirm', guarded(undefined, 'Turn two factors on', `With the password and a current code for the secret of Setup. Every other session ends.${passwordNote}`, {
     body: ConfirmMfaBody,
-    response: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply), ...problemResponses(SWITCH_ERRORS) }
+    ok: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply) },
+    errors: SWITCH_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
@@ -123,7 +130,8 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
 
   routes.post('/Mfa/Disable', guarded(undefined, 'Turn two factors off', `With the password and a TOTP code or a recovery code. Every other session ends.${passwordNote}`, {
     body: DisableMfaBody,
-    response: { 204: noContentResponse('Two factors are off.'), ...problemResponses(SWITCH_ERRORS) }
+    ok: { 204: noContentResponse('Two factors are off.') },
+    errors: SWITCH_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id

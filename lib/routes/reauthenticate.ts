@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { authenticate, sessionOf, accountOf } from '../guard/authenticate.js'
-import { authenticateResponses, BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
+import { BODY_ERRORS, guardedProblemResponses, noContentResponse } from '../http/openapi.js'
 import { ReauthenticateBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'
 import { refuseCode } from './refusals.js'
@@ -29,8 +29,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       body: ReauthenticateBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE']),
-        ...authenticateResponses()
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
   }, async (request, reply) => {
