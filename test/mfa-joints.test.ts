@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import type { AttemptStore, MfaStore } from '../lib/index.js'
 import { changeBody, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
 import { currentStep, mfaApp, totpCode } from './helpers/mfa.js'
 import { expectProblem } from './helpers/problem.js'
@@ -154,4 +155,42 @@ t.test('Reauthenticate without a code is not a failed second factor: mfa.code_re
   await sleep(30)
   t.notOk(messages.some((message) => message.type === 'mfa_code_failed'))
   for (let i = 0; i < 10; i++) t.equal((await thiefGuess()).statusCode, 401, `wrong code ${i + 1}: the missing ones were not counted`)
+})
+
+t.test('a store failure in a code check answers 503 and counts nothing: not on the counter, its lock or the challenge', async (t) => {
+  const { MemoryAttemptStore, MemoryMfaStore } = await import('../lib/index.js')
+  const attempts = new MemoryAttemptStore()
+  const mfaStore = new MemoryMfaStore()
+  let failLock = false
+  let failStep = false
+  const flakyAttempts: AttemptStore = {
+    reserve: async (...args) => {
+      if (failLock && args[0].startsWith('mfa-lock.')) throw new Error('attempt store down')
+      return await attempts.reserve(...args)
+    },
+    settle: async (...args) => await attempts.settle(...args)
+  }
+  const flakyMfa: MfaStore = {
+    get: async (...args) => await mfaStore.get(...args),
+    begin: async (...args) => await mfaStore.begin(...args),
+    enable: async (...args) => await mfaStore.enable(...args),
+    acceptStep: async (...args) => {
+      if (failStep) throw new Error('mfa store down')
+      return await mfaStore.acceptStep(...args)
+    },
+    useRecoveryCode: async (...args) => await mfaStore.useRecoveryCode(...args),
+    replaceRecoveryCodes: async (...args) => await mfaStore.replaceRecoveryCodes(...args),
+    disable: async (...args) => await mfaStore.disable(...args)
+  }
+  const { enable, challenge, loginMfa } = await mfaApp(t, { attempts: flakyAttempts, mfaStore: flakyMfa, storeTimeout: 500 })
+  const { secret, step } = await enable()
+  const mfaToken = await challenge()
+  failLock = true
+  expectProblem(t, await loginMfa(mfaToken, totpCode(secret, step + 1)), 503, 'FST_PWAUTH_UNAVAILABLE', 'the lock cannot be read')
+  failLock = false
+  failStep = true
+  expectProblem(t, await loginMfa(mfaToken, totpCode(secret, step + 1)), 503, 'FST_PWAUTH_UNAVAILABLE', 'the step cannot be recorded')
+  failStep = false
+  for (let i = 0; i < 4; i++) t.equal((await loginMfa(mfaToken, wrongCode(secret))).statusCode, 401, `wrong code ${i + 1}: the failures above did not count on the challenge`)
+  t.equal((await loginMfa(mfaToken, totpCode(secret, step + 1))).statusCode, 200, 'the challenge had one code left')
 })

@@ -220,10 +220,13 @@ export class SecondFactor {
     if (counter === null) return await run()
     const attempt = await this.#reserve(request, counter.key, this.#policy)
     if (!('settle' in attempt)) return attempt
-    const lock = await this.#reserve(request, counter.lockKey, this.#lockPolicy).catch(async (err: unknown) => {
+    let lock
+    try {
+      lock = await this.#reserve(request, counter.lockKey, this.#lockPolicy)
+    } catch (err) {
       await attempt.settle('cancel').catch(() => {})
       throw err
-    })
+    }
     if (!('settle' in lock)) {
       await attempt.settle('cancel').catch(() => {})
       return lock
