@@ -49,7 +49,8 @@ export type AuthEventDetails =
   | { type: 'login.mfa_required', accountId: string, email: string }
   /**
    * A second-factor code was refused (`invalid`: wrong, replayed, used, or the challenge is not live) or not
-   * checked (`throttled`: the account's code counter is blocked). `route` names where it was sent.
+   * checked (`throttled`: the code counter, the account's or a known device's, is blocked, or locked after 100
+   * failures in a row until a password reset). `route` names where it was sent.
    */
   | { type: 'mfa.failed', route: MfaRoute, reason: 'invalid' | 'throttled', accountId?: string }
   /**
