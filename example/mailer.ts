@@ -45,6 +45,10 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
         text: 'Someone gave the right password of this account, then a wrong code from the authenticator app. If it was not you, ' +
           `your password is known: reset it at ${appUrl}/ (your code is still needed). We tell you this at most once a day.`
       }
+    case 'passkey_added':
+      return { subject: 'A passkey was added', text: `The passkey "${message.passkeyName ?? 'Passkey'}" can now sign in to this account. If it was not you, reset your password now: a reset removes every passkey.` }
+    case 'passkey_removed':
+      return { subject: 'A passkey was removed', text: `The passkey "${message.passkeyName ?? 'Passkey'}" can no longer sign in to this account. If it was not you, reset your password now.` }
   }
 }
 

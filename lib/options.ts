@@ -3,6 +3,7 @@ import { assert, checkHeaderText, checkKnownKeys, isInteger, isObject, PLUGIN_NA
 import { resolveGuard, type GuardPluginOptions, type ResolvedDecorators } from './guard/options.js'
 import { resolveMessages, type MessagesPluginOptions, type ResolvedMessages } from './messages/options.js'
 import { resolveMfa, type MfaPluginOptions, type ResolvedMfa } from './mfa/options.js'
+import { resolvePasskeys, type PasskeysPluginOptions, type ResolvedPasskeys } from './passkeys/options.js'
 import { resolvePassword, type HashingOptions, type PasswordPluginOptions, type ResolvedPassword } from './password/options.js'
 import { resolveRoutes, type ResolvedRoutes, type RoutesPluginOptions } from './routes/options.js'
 import { resolveSessions, type RefreshOptions, type ResolvedSessions, type SessionPluginOptions } from './session/options.js'
@@ -18,7 +19,7 @@ export type { HashingOptions, JwtOptions, RateLimitOptions, RefreshOptions, Thro
  * (`<room>/options.ts`); the few every room shares are here.
  */
 export interface PasswordAuthOptions extends TokensPluginOptions, SessionPluginOptions, PasswordPluginOptions, ThrottlePluginOptions,
-  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions {
+  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions, PasskeysPluginOptions {
   accounts: AccountStore
   /** `realm` of the WWW-Authenticate challenges, default 'fastify-password-auth'. */
   realm?: string
@@ -43,13 +44,16 @@ export interface ResolvedOptions {
   decorators: ResolvedDecorators
   /** Undefined while two factors are off. */
   mfa: ResolvedMfa | undefined
+  /** Undefined while passkeys are off. */
+  passkeys: ResolvedPasskeys | undefined
 }
 
 /** Every option, in the order "did you mean" prefers when a misspelt name is as near to two. */
 const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore'
+  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore',
+  'passkeys', 'passkeyTtl', 'passkeyStore'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
@@ -81,6 +85,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     sessions: resolveSessions(options, tokens.accessToken.expiresIn),
     throttle: resolveThrottle(options),
     decorators: resolveGuard(options),
-    mfa: resolveMfa(options, realm)
+    mfa: resolveMfa(options, realm),
+    passkeys: resolvePasskeys(options)
   }
 }

@@ -46,6 +46,7 @@ import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
 import { createMfa } from './mfa/options.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
+import { createPasskeys } from './passkeys/options.js'
 import type { HashingStats } from './password/hasher.js'
 import { createPassword } from './password/options.js'
 import { registerRoutes } from './routes/index.js'
@@ -87,6 +88,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   fastify.addHook('onClose', async () => { await password.hasher.close() })
   const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
   const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy })
+  const passkeys = createPasskeys(config.passkeys, { accounts, attempts, oneTimeTokens, storeCall, emit, log, blocks: attemptThrottle.policy })
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
@@ -110,7 +112,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     outbox,
     mailLimit,
     secondFactor: mfa?.secondFactor,
-    mfaTtlMs: mfa?.ttlMs ?? 0
+    mfaTtlMs: mfa?.ttlMs ?? 0,
+    passkeys
   }, {
     routes: config.routes,
     answerError,

@@ -79,7 +79,12 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', detail: 'The request headers are larger than this server accepts.' },
   FST_PWAUTH_UNAVAILABLE: {
     status: 503, title: 'Service unavailable', detail: 'The service is temporarily unable to handle the request. Try again later.', retryAfter: true
-  }
+  },
+  FST_PWAUTH_PASSKEY_INVALID: {
+    status: 401, title: 'Passkey not accepted', detail: 'The passkey response was not accepted. Ask for new options and try again.', challenge: 'bearer'
+  },
+  FST_PWAUTH_PASSKEY_NOT_FOUND: { status: 404, title: 'Passkey not found', detail: 'No passkey of yours has this id.' },
+  FST_PWAUTH_PASSKEY_LIMIT: { status: 409, title: 'Too many passkeys', detail: 'The account already has as many passkeys as allowed: remove one first.' }
 } as const satisfies Record<string, RequestErrorSpec>
 
 export type RequestErrorCode = keyof typeof REQUEST_ERRORS

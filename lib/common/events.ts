@@ -41,10 +41,23 @@ export type RefreshFailureReason =
   | 'account_deleted'
   | 'credentials_changed'
 
+/** The routes that take a passkey response. */
+export type PasskeyRoute = 'Passkeys' | 'LoginPasskey' | 'Reauthenticate' | 'LoginMfa'
+
+/**
+ * Why a passkey response was refused (one answer for all of them): the challenge was unknown, used, of another
+ * purpose or account; the credential is not stored; the library's verification failed (origin, rpId, type,
+ * signature, user presence or verification); `cross_origin` set; the user handle is not the owner's; the
+ * owner is inactive or not the caller; the counter went back on a device-bound passkey; a concurrent use won.
+ */
+export type PasskeyFailureReason =
+  | 'challenge' | 'unknown_credential' | 'verification' | 'cross_origin' | 'user_handle' | 'inactive_account' | 'wrong_account'
+  | 'counter_regressed' | 'counter_conflict' | 'duplicate' | 'throttled'
+
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
   /** `mfa`: the session started at LoginMfa, after a second factor. */
-  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean }
+  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean, passkey?: boolean }
   /** The password was right and the account has two factors on: Login answered a challenge, no session. */
   | { type: 'login.mfa_required', accountId: string, email: string }
   /**
@@ -109,6 +122,15 @@ export type AuthEventDetails =
   | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
+  /** A passkey was added (`synced`: backup eligible). Its id is the public credential id. */
+  | { type: 'passkey.registered', accountId: string, passkeyId: string, synced: boolean }
+  /** Passkeys were removed: by their owner, by a password reset, or by the host. */
+  | { type: 'passkey.removed', accountId: string, passkeyId?: string, count: number, reason: 'user' | 'password_reset' | 'host' }
+  /** A passkey response was accepted at `route`. */
+  | { type: 'passkey.used', route: PasskeyRoute, accountId: string, passkeyId: string }
+  | { type: 'passkey.failed', route: PasskeyRoute, reason: PasskeyFailureReason, accountId?: string, passkeyId?: string }
+  /** The signature counter did not grow: refused on a device-bound passkey, accepted on a synced one. */
+  | { type: 'passkey.counter_regressed', accountId: string, passkeyId: string, synced: boolean, storedCounter: number, receivedCounter: number }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */
@@ -154,7 +176,12 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'mfa.code_required': 'info',
   'mfa.enabled': 'info',
   'mfa.disabled': 'info',
-  'mfa.recovery_codes_replaced': 'info'
+  'mfa.recovery_codes_replaced': 'info',
+  'passkey.registered': 'info',
+  'passkey.removed': 'info',
+  'passkey.used': 'info',
+  'passkey.failed': 'warn',
+  'passkey.counter_regressed': 'warn'
 }
 
 /**

@@ -54,7 +54,8 @@ export function createProblemHeaders (realm: string): (error: PasswordAuthError)
   return function headersOf (error) {
     const headers: Record<string, string> = { 'cache-control': 'no-store' }
     const challenge = challengeOf(error.code)
-    if (challenge !== undefined) headers['www-authenticate'] = challenges[challenge] + (error.maxAge === undefined ? '' : `, max_age=${error.maxAge}`)
+    // A code answered with 400 in one place (a refused passkey registration) carries no challenge there.
+    if (challenge !== undefined && error.statusCode === 401) headers['www-authenticate'] = challenges[challenge] + (error.maxAge === undefined ? '' : `, max_age=${error.maxAge}`)
     if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
     return headers
   }

@@ -4,6 +4,7 @@ import type { EmitEvent } from '../common/events.js'
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
 export interface PasswordAuthMessage {
   type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
+    | 'passkey_added' | 'passkey_removed'
   /** The account's normalised e-mail address. */
   to: string
   /** The one-time token to put in a link (password_reset, verify_email). Reaches `deliver` and nothing else. */
@@ -11,6 +12,8 @@ export interface PasswordAuthMessage {
   /** Epoch milliseconds the token dies at. */
   expiresAt?: number
   accountId?: string
+  /** passkey_added, passkey_removed: the passkey's name, for the mail. */
+  passkeyName?: string
 }
 
 export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>

@@ -153,13 +153,28 @@ export class SecondFactor {
     const record = await this.#get(request, accountId)
     if (record === null || !record.enabled) return { outcome: 'off' }
     if (code === undefined) return { outcome: 'missing' }
+    return await this.#checkCounted(request, accountId, record, async () => await this.#verify(request, accountId, record, code, recovery), { tokenKey, deviceId, tokenOnly })
+  }
+
+  /**
+   * Checks another proof in place of a code (a passkey at LoginMfa, contract §18): `verify` resolves whether
+   * it was accepted, and a refusal counts exactly as a wrong code would. `off` when two factors are off.
+   */
+  async checkWith (request: FastifyRequest, accountId: string, verify: () => Promise<boolean>, counting: CodeCounting = {}): Promise<SecondFactorCheck> {
+    const record = await this.#get(request, accountId)
+    if (record === null || !record.enabled) return { outcome: 'off' }
+    return await this.#checkCounted(request, accountId, record, async () => await verify() ? ACCEPTED : REJECTED, counting)
+  }
+
+  async #checkCounted (request: FastifyRequest, accountId: string, record: StoredMfa, run: () => Promise<CodeCheck>, { tokenKey, deviceId = null, tokenOnly = false }: CodeCounting):
+  Promise<SecondFactorCheck> {
     const token = tokenKey === undefined ? undefined : await this.#tokenGuesses.reserve(request, tokenKey)
     // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
     if (token === null) return REJECTED
     let result: CodeCheck
     try {
       const counter = tokenOnly ? null : this.#counterKeys(accountId, deviceId)
-      result = await this.#counted(request, counter, async () => await this.#verify(request, accountId, record, code, recovery))
+      result = await this.#counted(request, counter, run)
     } catch (err) {
       await token?.settle('cancel').catch(() => {})
       throw err

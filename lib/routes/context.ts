@@ -3,6 +3,7 @@ import type { SecureCookie } from '../http/secure-cookie.js'
 import type { MailLimit } from '../messages/mail-limit.js'
 import type { Outbox } from '../messages/outbox.js'
 import type { SecondFactor } from '../mfa/second-factor.js'
+import type { Passkeys } from '../passkeys/passkeys.js'
 import type { CheckPassword } from '../password/credential-check.js'
 import type { HashQueue } from '../password/hash-queue.js'
 import type { PasswordHasher } from '../password/hasher.js'
@@ -48,7 +49,12 @@ export interface RouteContext {
   mfaTtlMs: number
   /** Cookie mode: where the refresh token travels instead of the body. */
   refreshCookie: SecureCookie | undefined
+  /** Passkeys, when on. */
+  passkeys: Passkeys | undefined
 }
 
 /** The context of the routes that exist only with two factors on. */
 export type MfaRouteContext = RouteContext & { secondFactor: SecondFactor }
+
+/** The context of the routes that exist only with passkeys on. */
+export type PasskeyRouteContext = RouteContext & { passkeys: Passkeys }

@@ -15,6 +15,7 @@ import { registerLoginMfa } from './login-mfa.js'
 import { registerLogin } from './login.js'
 import { registerLogout } from './logout.js'
 import { registerMfaRoutes, registerMfaSetup, registerMfaSwitches } from './mfa.js'
+import { registerLoginPasskey, registerPasskeyBodiless, registerPasskeyJson } from './passkeys.js'
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './reauthenticate.js'
 import { registerRefresh } from './refresh.js'
@@ -44,7 +45,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
     errorResponseBuilder: (_request: unknown, { ttl }: { ttl: number }) =>
       requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(ttl / 1000)) })
   } as const
-  const { hashQueue, secondFactor } = context
+  const { hashQueue, secondFactor, passkeys } = context
   const { passwordReset, registration, sessionRoutes } = options
 
   await fastify.register(async function passwordAuthRoutes (routes) {
@@ -71,7 +72,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       if (sessionRoutes) registerReauthenticate(app, context)
       if (passwordReset !== undefined) {
         registerForgotPassword(app, context, passwordReset)
-        registerResetPassword(app, context)
+        registerResetPassword(app, context, passwordReset)
       }
       if (registration !== undefined) {
         registerRegister(app, context, registration)
@@ -79,6 +80,8 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       }
       // Confirm and Disable take the password: a password check like Login's.
       if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
+      // A sign-in: Login's per-IP limit.
+      if (passkeys !== undefined) registerLoginPasskey(app, { ...context, passkeys })
     })
 
     if (context.refresh) {
@@ -98,6 +101,26 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
         registerLoginMfa(app, { ...context, secondFactor })
         registerMfaRoutes(app, { ...context, secondFactor })
+      })
+    }
+
+    if (passkeys !== undefined) {
+      // No argon2; each store a challenge or a passkey, so a per-IP limit of their own.
+      await routes.register(async function passkeyRoutes (app) {
+        acceptJsonOnly(app)
+        app.addHook('onRequest', noStore)
+        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
+        registerPasskeyJson(app, { ...context, passkeys })
+      })
+      await routes.register(async function passkeyBodilessRoutes (app) {
+        ignoreBody(app)
+        app.addHook('onRequest', (request, reply, done) => {
+          reply.header('cache-control', 'no-store')
+          forgetContentType(request)
+          done()
+        })
+        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
+        registerPasskeyBodiless(app, { ...context, passkeys })
       })
     }
 

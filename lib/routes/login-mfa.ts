@@ -2,7 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
+import { LoginMfaOrPasskeyBody } from '../http/passkey-schemas.js'
 import { documentedTokenReply, LoginMfaBody } from '../http/schemas.js'
+import type { Static } from '@sinclair/typebox'
+import type { AcceptedPasskey } from '../passkeys/passkeys.js'
 import { accountAccepts } from '../session/account-rule.js'
 import { tokenBody } from '../session/token-body.js'
 import type { MfaRouteContext } from './context.js'
@@ -16,7 +19,7 @@ const PURPOSE = 'mfa_login'
  * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
-  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens } = context
+  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys } = context
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
     emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
@@ -28,7 +31,8 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       summary: 'Finish a Login with a second factor',
       description: 'With the mfaToken of the Login answer and a code from the authenticator app (or a recovery code): starts the session.',
       tags: ['Auth'],
-      body: LoginMfaBody,
+      // With passkeys on, one of the account's passkeys may stand instead of the code.
+      body: passkeys === undefined ? LoginMfaBody : LoginMfaOrPasskeyBody,
       response: {
         200: jsonResponse('Logged in: an access token and, with refresh on, a refresh token.',
           documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true }), refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
@@ -36,7 +40,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       }
     }
   }, async (request, reply) => {
-    const { mfaToken, code } = request.body
+    const { mfaToken, code, passkey } = request.body as Static<typeof LoginMfaOrPasskeyBody>
     const challenge = await oneTimeTokens.find(request, mfaToken, PURPOSE)
     if (challenge === null) throw invalid(request)
     const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
@@ -45,7 +49,16 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
     const deviceId = knownDevices.recognise(request, account.email)
-    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId })
+    const counting = { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId }
+    let accepted: AcceptedPasskey | undefined
+    // A passkey instead of the code: a refused one counts as a wrong code would (contract §18).
+    const check = passkeys !== undefined && passkey !== undefined
+      ? await secondFactor.checkWith(request, account.id, async () => {
+        const result = await passkeys.verify(request, passkey, 'LoginMfa', 'mfa', account.id)
+        if (result.outcome === 'accepted') accepted = result
+        return accepted !== undefined
+      }, counting)
+      : await secondFactor.check(request, account.id, code, counting)
     if (check.outcome !== 'accepted') {
       if (check.outcome === 'spent') await oneTimeTokens.consume(request, mfaToken, PURPOSE).catch(() => {})
       // Two factors turned off since the Login (`off`) answer as a wrong code would: the challenge asked for one.
@@ -54,7 +67,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     // Of concurrent successes with one challenge, one starts the session.
     if (await oneTimeTokens.consume(request, mfaToken, PURPOSE) === null) throw invalid(request, account.id)
 
-    const { sessionId, tokenReply } = await sessionService.start(request, account, true)
+    const { sessionId, tokenReply } = await sessionService.start(request, account, true, accepted?.amr === undefined ? undefined : ['pwd', ...accepted.amr])
     // Two factors turned off (or set up anew) while the session was being created: the switch ended the
     // account's other sessions, perhaps before this one existed (contract §15).
     if (await secondFactor.enrolment(request, account.id) !== check.enrolment) {

@@ -11,8 +11,11 @@ export interface RoutesPluginOptions {
    * POST /Reauthenticate, GET /Sessions, DELETE /Sessions/:id, POST /Sessions/EndOthers. Default false.
    */
   sessionRoutes?: boolean
-  /** POST /ForgotPassword and POST /ResetPassword (default false); needs `deliver`. */
-  passwordReset?: boolean
+  /**
+   * POST /ForgotPassword and POST /ResetPassword (default false); needs `deliver`. A reset removes the
+   * account's passkeys unless `{ keepPasskeys: true }` (contract §18).
+   */
+  passwordReset?: boolean | { keepPasskeys?: boolean }
   /** Seconds a reset token lives (default 1800). */
   resetTtl?: number
   /**
@@ -26,7 +29,7 @@ export interface RoutesPluginOptions {
 }
 
 /** ForgotPassword and ResetPassword, when on: a reset token's lifetime. */
-export interface PasswordResetRoutes { ttlMs: number }
+export interface PasswordResetRoutes { ttlMs: number, keepPasskeys: boolean }
 
 /** Register and VerifyEmail, when on: a verification token's lifetime and the host's own fields. */
 export interface RegistrationRoutes { ttlMs: number, fields: Record<string, object> }
@@ -43,13 +46,15 @@ export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, accou
   const { prefix = '/Auth', sessionRoutes = false, passwordReset = false, resetTtl = 1800 } = options
   checkPath(prefix, 'prefix', true)
   assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
-  assert(typeof passwordReset === 'boolean', 'passwordReset must be true or false')
-  assert(!passwordReset || canDeliver, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
+  assert(typeof passwordReset === 'boolean' || isObject(passwordReset), 'passwordReset must be true, false or { keepPasskeys }')
+  const { keepPasskeys = false } = passwordReset === true || passwordReset === false ? {} : group(passwordReset, ['keepPasskeys'], 'passwordReset')
+  assert(typeof keepPasskeys === 'boolean', 'passwordReset.keepPasskeys must be true or false')
+  assert(passwordReset === false || canDeliver, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
   assert(isInteger(resetTtl, 1, 86_400), 'resetTtl must be a whole number of seconds from 1 to 86400')
   return {
     prefix,
     sessionRoutes,
-    passwordReset: passwordReset ? { ttlMs: resetTtl * 1000 } : undefined,
+    passwordReset: passwordReset === false ? undefined : { ttlMs: resetTtl * 1000, keepPasskeys },
     registration: resolveRegistration(options.registration, options.verifyTtl, canDeliver, accounts)
   }
 }

@@ -3,8 +3,11 @@ import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { authenticate, sessionOf, accountOf } from '../guard/authenticate.js'
 import { BODY_ERRORS, guardedProblemResponses, noContentResponse } from '../http/openapi.js'
+import { ReauthenticateOrPasskeyBody } from '../http/passkey-schemas.js'
 import { ReauthenticateBody } from '../http/schemas.js'
+import type { Static } from '@sinclair/typebox'
 import type { RouteContext } from './context.js'
+import { refusePasskey } from './passkeys.js'
 import { refuseCode } from './refusals.js'
 import { proveSessionPassword } from './session-password.js'
 
@@ -16,7 +19,7 @@ const MFA_OFF = { outcome: 'off' } as const
  * for the token's own account only; success renews the session's authentication time.
  */
 export function registerReauthenticate (app: FastifyInstance, context: RouteContext): void {
-  const { knownDevices, sessionService, emit, secondFactor } = context
+  const { knownDevices, sessionService, emit, secondFactor, passkeys } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
     onRequest: authenticate,
@@ -26,17 +29,29 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
         'Success renews the session\'s authentication time.',
       tags: ['Auth'],
       security: [{ bearerAuth: [] }],
-      body: ReauthenticateBody,
+      // With passkeys on, a passkey's authentication response may stand instead of the password (and code).
+      body: passkeys === undefined ? ReauthenticateBody : ReauthenticateOrPasskeyBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE',
+          ...passkeys === undefined ? [] : ['FST_PWAUTH_PASSKEY_INVALID' as const]])
       }
     }
   }, async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
+    const { password, passkey } = request.body as Static<typeof ReauthenticateOrPasskeyBody>
+    if (passkeys !== undefined && passkey !== undefined) {
+      // A passkey with user verification is both factors: the existing session is renewed, none is started.
+      const check = await passkeys.verify(request, passkey, 'Reauthenticate', 'reauthenticate', account.id)
+      if (check.outcome !== 'accepted') throw refusePasskey(check)
+      if (!await sessionService.reauthenticate(request, sessionId, true)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+      emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
+      return await reply.code(204).send()
+    }
+    if (password === undefined) throw requestError('FST_PWAUTH_VALIDATION', { errors: [{ pointer: '/password', detail: 'password (or passkey) is required' }] })
     const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Reauthenticate' })
+    await proveSessionPassword(context, request, { account, sessionId, password, deviceId, route: 'Reauthenticate' })
     // With two factors on, a code too: this session has then proved both.
     const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Reauthenticate', account, check, { afterPassword: true })

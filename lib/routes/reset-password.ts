@@ -6,15 +6,17 @@ import { ResetPasswordBody, withDocumentedNewPassword } from '../http/schemas.js
 import { validateAs } from '../http/validation.js'
 import type { OneTimeToken, StoredAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
+import type { PasswordResetRoutes } from './options.js'
 import { refuseCode } from './refusals.js'
 
 /**
  * POST /ResetPassword: every check that can fail comes before the token is used up (a refused password
  * does not burn the link); then one atomic consume (one winner among concurrent uses) and a
- * compare-and-set of the hash that advances the credential version. Every session ends.
+ * compare-and-set of the hash that advances the credential version. Every session ends, and every passkey
+ * goes unless the host keeps them (passwordReset.keepPasskeys).
  */
-export function registerResetPassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor } = context
+export function registerResetPassword (app: FastifyInstance, context: RouteContext, { keepPasskeys }: PasswordResetRoutes): void {
+  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor, passkeys } = context
 
   /**
    * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on the
@@ -66,6 +68,9 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     await checkCode(request, reply, account, token, request.body.code)
 
     const newHash = await hasher.hash(newPassword)
+    // Whoever needed a reset may not be the only one holding a key (contract §18). Before the token is used
+    // up: a store failure answers 503 and leaves the link working.
+    if (passkeys !== undefined && !keepPasskeys) await passkeys.removeAll(request, account.id, 'password_reset')
     if (await oneTimeTokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
     const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
       id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true

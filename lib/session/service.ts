@@ -67,8 +67,11 @@ export class SessionService {
     this.refreshEnabled = refresh
   }
 
-  /** Starts a session for an account that just proved its password (and, `mfa`, a second factor). */
-  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
+  /**
+   * Starts a session for an account that just proved its password (and, `mfa`, a second factor), or a
+   * passkey (`amr` its methods, with mfa).
+   */
+  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, amr?: readonly string[]): Promise<{ sessionId: string, tokenReply: TokenReply }> {
     const sessionId = randomBytes(16).toString('base64url')
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
@@ -76,7 +79,7 @@ export class SessionService {
       id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
-    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa) }
+    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa, amr) }
   }
 
   /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
@@ -171,8 +174,8 @@ export class SessionService {
     return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
   }
 
-  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean): TokenReply {
-    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa }
+  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean, amr?: readonly string[]): TokenReply {
+    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa, amr }
     const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
     if (this.refreshEnabled) {
       reply.refreshToken = this.#refreshTokens.mint({ sessionId, generation, createdAt: times.createdAt }, keyId)

@@ -287,3 +287,57 @@ export interface MfaStore {
   /** Removes the account's record, on or pending; true if two factors were on. */
   disable (accountId: string): Promise<boolean>
 }
+
+/**
+ * A passkey (WebAuthn credential) as the store holds it: public material only. Nothing in it signs in:
+ * the private key never leaves the user's authenticator.
+ */
+export interface StoredPasskey {
+  /** The credential id, base64url; unique across every account. */
+  id: string
+  accountId: string
+  /** The COSE public key, base64url. */
+  publicKey: string
+  /** The signature counter last accepted (0: the authenticator keeps none). */
+  counter: number
+  /** Backup eligible: a synced passkey (its counter is no hard gate); false for a device-bound one. */
+  backupEligible: boolean
+  /** Backed up, as last reported. */
+  backedUp: boolean
+  /** The transports the browser reported at registration (hints for the next sign-in). */
+  transports: string[]
+  /** The owner's name for it, 1 to 64 characters. */
+  name: string
+  /** Epoch milliseconds. */
+  createdAt: number
+  /** Epoch milliseconds of the last accepted use; null before the first. */
+  lastUsedAt: number | null
+}
+
+/** What add() did: `duplicate` when the credential id is stored already (for any account), `limit` when the account has `max`. */
+export type PasskeyAddResult = 'added' | 'duplicate' | 'limit'
+
+/**
+ * Passkeys and the accounts' WebAuthn user handles. Every method is atomic on its own: a credential id is
+ * stored once across all accounts, an account never passes `max` passkeys (of concurrent adds, only as many
+ * as fit), and of concurrent use() calls with one expected counter exactly one resolves true.
+ */
+export interface PasskeyStore {
+  /** The account's user handle: `candidate` stored if the account has none yet, else the one stored (made once). */
+  userHandle (accountId: string, candidate: string): Promise<string>
+  /** Stores a new passkey, unless its id is taken (by any account) or the account already has `max`. */
+  add (passkey: StoredPasskey, max: number): Promise<PasskeyAddResult>
+  /** The passkey with this credential id, whoever owns it; null if none. */
+  get (credentialId: string): Promise<StoredPasskey | null>
+  /** The account's passkeys, oldest first. */
+  list (accountId: string): Promise<StoredPasskey[]>
+  /**
+   * Records a use: the counter becomes `counter` and lastUsedAt `usedAt`, if the stored counter is still
+   * `expectedCounter` (compare-and-set) and the passkey still exists; false otherwise.
+   */
+  use (credentialId: string, expectedCounter: number, counter: number, backedUp: boolean, usedAt: number): Promise<boolean>
+  /** Removes one of the account's passkeys; false if the account has no passkey with this id (another's included). */
+  remove (accountId: string, credentialId: string): Promise<boolean>
+  /** Removes every passkey of the account; resolves how many. */
+  removeAll (accountId: string): Promise<number>
+}

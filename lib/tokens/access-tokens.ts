@@ -82,6 +82,8 @@ export interface AccessTokenSubject {
   credentialVersion: number
   /** Whether the session proved a second factor. */
   mfa?: boolean
+  /** The `amr` claim when it is not the password's (a passkey: `["hwk", "mfa"]` or `["swk", "mfa"]`). */
+  amr?: readonly string[]
 }
 
 const AMR_PASSWORD = Object.freeze(['pwd'])
@@ -129,10 +131,10 @@ export class AccessTokens {
   }
 
   /** A token for the subject, expiring after `expiresIn` or at `notAfterMs` (the session's end), whichever is first. */
-  issue ({ accountId, sessionId, credentialVersion, mfa = false }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
+  issue ({ accountId, sessionId, credentialVersion, mfa = false, amr }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
     const iat = Math.floor(Date.now() / 1000)
     const exp = Math.min(iat + this.expiresIn, Math.floor(notAfterMs / 1000))
-    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomBytes(16).toString('base64url'), cv: credentialVersion, amr: mfa ? AMR_MFA : AMR_PASSWORD, iat, exp })
+    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomBytes(16).toString('base64url'), cv: credentialVersion, amr: amr ?? (mfa ? AMR_MFA : AMR_PASSWORD), iat, exp })
     return { accessToken, tokenType: 'Bearer', expiresIn: exp - iat }
   }
 

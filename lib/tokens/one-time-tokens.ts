@@ -6,6 +6,8 @@ import type { KeyRing } from './key-ring.js'
 
 // <slot: 128 bits, derived from the purpose and the account>.<secret: 256 random bits>
 const FORMAT = /^[\w-]{22}\.[\w-]{43}$/
+// 32 random bytes, base64url without padding.
+const CHALLENGE_FORMAT = /^[\w-]{43}$/
 
 /**
  * One-time tokens for links sent by e-mail (password reset, e-mail verification). The store keeps, per
@@ -41,6 +43,27 @@ export class OneTimeTokens {
   async issueMfa (request: FastifyRequest, account: PasswordAuthAccount, ttlMs: number): Promise<string> {
     return await this.#put(request, randomBytes(16).toString('base64url'),
       { purpose: 'mfa_login', accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }, ttlMs)
+  }
+
+  /**
+   * A WebAuthn challenge (contract §18): 32 random bytes, base64url, bound to `purpose` and to `account`
+   * (none for a sign-in's). Its slot is derived from the challenge itself, so a response names its own.
+   */
+  async issueChallenge (request: FastifyRequest, purpose: string, account: PasswordAuthAccount | null, ttlMs: number): Promise<string> {
+    const challenge = randomBytes(32).toString('base64url')
+    const record = { purpose, accountId: account?.id ?? '', email: account?.email ?? '', credentialVersion: account?.credentialVersion ?? 0 }
+    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(this.#challengeSlot(challenge), this.#hash(challenge), record, ttlMs) })
+    return challenge
+  }
+
+  /** Uses a challenge up, whatever comes next: resolves what it was bound to for exactly one of concurrent callers; null for anything else. */
+  async consumeChallenge (request: FastifyRequest, challenge: string, purpose: string): Promise<OneTimeToken | null> {
+    if (!CHALLENGE_FORMAT.test(challenge)) return null
+    return await this.#storeCall(request.log, 'oneTimeTokens.consume', () => this.#store.consume(this.#challengeSlot(challenge), this.#hash(challenge), purpose))
+  }
+
+  #challengeSlot (challenge: string): string {
+    return this.#mac(`challenge\0${challenge}`).subarray(0, 16).toString('base64url')
   }
 
   /** The attempt-store key that counts wrong codes sent with this token (it dies after 5); null for a malformed token. */
