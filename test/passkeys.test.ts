@@ -1,0 +1,318 @@
+import t from 'tap'
+import { hashPassword } from '../lib/index.js'
+import { CHEAP_ARGON2, decodeJwt, EMAIL, PASSWORD } from './helpers/app.js'
+import { totpCode } from './helpers/mfa.js'
+import { ORIGIN, PASSKEYS, passkeyApp } from './helpers/passkeys.js'
+import type { SoftAuthenticator } from './helpers/soft-authenticator.js'
+
+const INVALID = 'FST_PWAUTH_PASSKEY_INVALID'
+
+t.test('register, list, sign in without a password, step up on the same session', async (t) => {
+  const { app, token, register, get, signIn, stepUp, messages, authenticator, ada } = await passkeyApp(t)
+  const accessToken = await token()
+  const key = authenticator()
+  const added = await register(accessToken, key, {}, 'Laptop')
+  t.equal(added.statusCode, 201, added.body)
+  t.match(added.json(), { id: key.credentials[0]!.id, name: 'Laptop', lastUsedAt: null, backedUp: false })
+  t.ok(Date.parse(added.json().createdAt))
+  t.match(messages.find((m) => m.type === 'passkey_added'), { to: EMAIL, accountId: ada.id })
+
+  const listed = await get('/Passkeys', accessToken)
+  t.same(listed.json().map((p: { id: string }) => p.id), [key.credentials[0]!.id])
+
+  const login = await signIn(key)
+  t.equal(login.statusCode, 200, login.body)
+  const body = login.json()
+  t.ok(body.accessToken && body.refreshToken && body.deviceToken)
+  t.same(decodeJwt(body.accessToken).payload.amr, ['hwk', 'mfa'], 'a device-bound passkey: hwk')
+  t.equal((await app.inject({ method: 'GET', url: '/secure', headers: { authorization: `Bearer ${body.accessToken}` } })).statusCode, 200, 'satisfies requireMfa')
+  t.not((await get('/Passkeys', accessToken)).json()[0].lastUsedAt, null)
+
+  const sid = decodeJwt(body.accessToken).payload.sid
+  const stepped = await stepUp(body.accessToken, key)
+  t.equal(stepped.statusCode, 204, stepped.body)
+  const sessions = (await get('/Sessions', body.accessToken)).json()
+  t.equal(sessions.length, 2, 'the step-up started no session (the password login and the passkey sign-in)')
+  t.ok(sessions.some((s: { id: string, current: boolean }) => s.id === sid && s.current))
+})
+
+t.test('a synced passkey signs in with amr swk, and its counter is no hard gate', async (t) => {
+  const { token, register, signIn, authenticator, events } = await passkeyApp(t)
+  const key = authenticator(true)
+  t.equal((await register(await token(), key)).statusCode, 201)
+  const first = await signIn(key)
+  t.same(decodeJwt(first.json().accessToken).payload.amr, ['swk', 'mfa'])
+  t.equal((await signIn(key)).statusCode, 200, 'counter 0 again: accepted')
+  t.notOk(events.some((e) => e.type === 'passkey.counter_regressed'), 'zero counters are no regression')
+})
+
+t.test('a counter that goes back: refused on a device-bound passkey, accepted with an event on a synced one', async (t) => {
+  const { token, register, signIn, authenticator, events } = await passkeyApp(t)
+  const bound = authenticator()
+  t.equal((await register(await token(), bound)).statusCode, 201)
+  t.equal((await signIn(bound, { counter: 7 })).statusCode, 200)
+  const regressed = await signIn(bound, { counter: 7 })
+  t.equal(regressed.statusCode, 401)
+  t.equal(regressed.json().code, INVALID)
+  t.match(events.filter((e) => e.type === 'passkey.counter_regressed'), [{ synced: false, storedCounter: 7, receivedCounter: 7 }])
+  t.equal((await signIn(bound, { counter: 8 })).statusCode, 200, 'a counter above the stored one is fine')
+
+  const synced = authenticator(true)
+  t.equal((await register(await token(), synced)).statusCode, 201)
+  t.equal((await signIn(synced, { counter: 5 })).statusCode, 200)
+  t.equal((await signIn(synced, { counter: 3 })).statusCode, 200, 'synced: accepted')
+  t.match(events.filter((e) => e.type === 'passkey.counter_regressed').at(-1), { synced: true, storedCounter: 5, receivedCounter: 3 })
+})
+
+t.test('every mistake is one 401 PASSKEY_INVALID', async (t) => {
+  const { token, register, signIn, loginOptions, post, authenticator, accounts, events } = await passkeyApp(t, { passkeys: { ...PASSKEYS, max: 100 } })
+  accounts.add({ email: 'bea@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const beaKey = authenticator()
+  t.equal((await register(await token('bea@example.com'), beaKey)).statusCode, 201)
+
+  // Each case with a passkey of its own: failures count per credential.
+  const cases: Array<[string, (key: SoftAuthenticator) => Promise<{ statusCode: number, json: () => any }>]> = [
+    ['a wrong origin', async (key) => await signIn(key, { origin: 'https://evil.example' })],
+    ['an origin of another port', async (key) => await signIn(key, { origin: 'http://localhost:3001' })],
+    ['a wrong rpId', async (key) => await signIn(key, { rpId: 'example.com' })],
+    ['user verification off', async (key) => await signIn(key, { uv: false })],
+    ['user presence off', async (key) => await signIn(key, { up: false })],
+    ['the type of a registration', async (key) => await signIn(key, { type: 'webauthn.create' })],
+    ['crossOrigin true', async (key) => await signIn(key, { crossOrigin: true })],
+    ['a challenge never issued', async (key) => await signIn(key, { challenge: 'A'.repeat(43) })],
+    ['another account\'s user handle', async (key) => await signIn(key, { userHandle: beaKey.credentials[0]!.userHandle })],
+    ['no user handle at a sign-in', async (key) => await signIn(key, { userHandle: null })],
+    ['an unknown credential', async (key) => await signIn(authenticator(), {}, { ...key.credentials[0]!, id: 'AAAAAAAAAAAAAAAAAAAAAA' })],
+    ['a challenge of another purpose (step-up)', async (key) => {
+      const options = (await post('/Passkeys/ReauthOptions', await token())).json()
+      return await post('/LoginPasskey', undefined, { response: key.get(options) })
+    }],
+    ['a replayed assertion', async (key) => {
+      const response = key.get(await loginOptions())
+      const first = await post('/LoginPasskey', undefined, { response })
+      t.equal(first.statusCode, 200)
+      return await post('/LoginPasskey', undefined, { response })
+    }]
+  ]
+  for (const [name, run] of cases) {
+    const key = authenticator()
+    t.equal((await register(await token(), key)).statusCode, 201)
+    const answer = await run(key)
+    t.equal(answer.statusCode, 401, name)
+    t.same(answer.json(), {
+      type: 'urn:fastify-password-auth:problem:passkey-invalid', title: 'Passkey not accepted', status: 401,
+      detail: 'The passkey response was not accepted. Ask for new options and try again.', code: INVALID
+    }, `${name}: one body`)
+    t.equal((await signIn(key)).statusCode, 200, `${name}: the passkey itself still works`)
+  }
+  for (const reason of ['user_handle', 'unknown_credential', 'cross_origin', 'challenge', 'verification']) {
+    t.ok(events.some((e) => e.type === 'passkey.failed' && e.reason === reason), reason)
+  }
+})
+
+t.test('LoginOptions reveals nothing: an empty allowCredentials, user verification required', async (t) => {
+  const { loginOptions } = await passkeyApp(t)
+  const [a, b] = [await loginOptions(), await loginOptions()]
+  t.same(Object.keys(a).sort(), ['allowCredentials', 'challenge', 'rpId', 'timeout', 'userVerification'])
+  t.same(a.allowCredentials, [])
+  t.equal(a.userVerification, 'required')
+  t.equal(a.rpId, 'localhost')
+  t.equal(Buffer.from(a.challenge, 'base64url').length, 32)
+  t.not(a.challenge, b.challenge)
+})
+
+t.test('creation options: a random handle made once, the account\'s passkeys excluded, resident key and UV required', async (t) => {
+  const { token, post, register, authenticator, ada } = await passkeyApp(t)
+  const accessToken = await token()
+  const first = (await post('/Passkeys/RegisterOptions', accessToken)).json()
+  t.match(first, {
+    rp: { id: 'localhost', name: 'Example App' },
+    user: { name: EMAIL },
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    attestation: 'none',
+    excludeCredentials: []
+  })
+  t.ok(first.pubKeyCredParams.some((p: { alg: number }) => p.alg === -7) && first.pubKeyCredParams.some((p: { alg: number }) => p.alg === -257))
+  const handle = Buffer.from(first.user.id, 'base64url')
+  t.ok(handle.length >= 16)
+  t.not(handle.toString(), ada.id)
+  t.notOk(handle.toString().includes(EMAIL))
+  const key = authenticator()
+  t.equal((await register(accessToken, key)).statusCode, 201)
+  const second = (await post('/Passkeys/RegisterOptions', accessToken)).json()
+  t.equal(second.user.id, first.user.id, 'made once')
+  t.same(second.excludeCredentials.map((c: { id: string }) => c.id), [key.credentials[0]!.id])
+})
+
+t.test('registration refuses: a credential already stored, a challenge of another account, UV off, a wrong origin; 409 past the limit', async (t) => {
+  const { token, post, register, authenticator, accounts } = await passkeyApp(t, { passkeys: { rpId: 'localhost', rpName: 'Example App', origins: [ORIGIN], max: 2 } })
+  accounts.add({ email: 'bea@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const [ada, bea] = [await token(), await token('bea@example.com')]
+  const key = authenticator()
+  t.equal((await register(ada, key)).statusCode, 201)
+
+  const refused = async (name: string, answer: { statusCode: number, json: () => any }) => {
+    t.equal(answer.statusCode, 400, name)
+    t.equal(answer.json().code, INVALID, name)
+  }
+  // The same credential id again, for another account.
+  const options = (await post('/Passkeys/RegisterOptions', bea)).json()
+  const again = key.create(options) as { id: string, rawId: string, response: Record<string, unknown> }
+  const stolen = key.credentials[0]!.id
+  const attestation = Buffer.from(again.response.attestationObject as string, 'base64url')
+  const fresh = Buffer.from(again.id, 'base64url')
+  attestation.set(Buffer.from(stolen, 'base64url'), attestation.indexOf(fresh))
+  await refused('a credential id stored for another account', await post('/Passkeys', bea, { response: { ...again, id: stolen, rawId: stolen, response: { ...again.response, attestationObject: attestation.toString('base64url') } } }))
+  const adaOptions = (await post('/Passkeys/RegisterOptions', ada)).json()
+  await refused('a challenge issued to another account', await post('/Passkeys', bea, { response: authenticator().create(adaOptions) }))
+  await refused('user verification off', await register(ada, authenticator(), { uv: false }))
+  await refused('a wrong origin', await register(ada, authenticator(), { origin: 'https://evil.example' }))
+  await refused('a wrong rpId', await register(ada, authenticator(), { rpId: 'example.com' }))
+  const replayOptions = (await post('/Passkeys/RegisterOptions', ada)).json()
+  const replayKey = authenticator()
+  t.equal((await post('/Passkeys', ada, { response: replayKey.create(replayOptions) })).statusCode, 201)
+  await refused('a used challenge', await post('/Passkeys', ada, { response: authenticator().create(replayOptions) }))
+  const limit = await register(ada, authenticator())
+  t.equal(limit.statusCode, 409)
+  t.equal(limit.json().code, 'FST_PWAUTH_PASSKEY_LIMIT')
+})
+
+t.test('enrolment needs a recent authentication and, with two factors on, a session that proved one', async (t) => {
+  const { app, token, post, register, authenticator, clock, enable, challenge, loginMfa, stepUp, ada } = await passkeyApp(t, {}, {
+    // A session the host started after its own check of the password: no second factor proved.
+    routes: (app) => { app.post('/host-login', async (request, reply) => await app.passwordAuth.sessions.start(ada.id, { request, reply })) }
+  })
+  clock.advance(-301_000)
+  const staleToken = await token()
+  clock.advance(301_000)
+  for (const url of ['/Passkeys/RegisterOptions', '/Passkeys']) {
+    const stale = await post(url, staleToken, url === '/Passkeys' ? { response: {} } : undefined)
+    t.equal(stale.statusCode, 401, url)
+    t.equal(stale.json().code, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED', url)
+  }
+
+  const { secret } = await enable()
+  const passwordOnly = (await app.inject({ method: 'POST', url: '/host-login' })).json().accessToken
+  const refused = await post('/Passkeys/RegisterOptions', passwordOnly)
+  t.equal(refused.statusCode, 401)
+  t.equal(refused.json().code, 'FST_PWAUTH_MFA_REQUIRED')
+  const mfaToken = await challenge()
+  const full = (await loginMfa(mfaToken, totpCode(secret, Math.floor(Date.now() / 30_000) + 1))).json().accessToken
+  const key = authenticator()
+  t.equal((await register(full, key)).statusCode, 201, 'a session that passed the second factor may enrol')
+  t.equal((await stepUp(full, key)).statusCode, 204)
+})
+
+t.test('remove: the caller\'s own only (404 for another\'s, as for an unknown id), with a message', async (t) => {
+  const { app, token, register, authenticator, accounts, messages, signIn } = await passkeyApp(t)
+  accounts.add({ email: 'bea@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const [ada, bea] = [await token(), await token('bea@example.com')]
+  const key = authenticator()
+  t.equal((await register(ada, key, {}, 'Phone')).statusCode, 201)
+  const id = key.credentials[0]!.id
+  const del = async (tokenOf: string, passkeyId: string) => await app.inject({ method: 'DELETE', url: `/Auth/Passkeys/${passkeyId}`, headers: { authorization: `Bearer ${tokenOf}` } })
+  const foreign = await del(bea, id)
+  t.equal(foreign.statusCode, 404)
+  t.equal(foreign.json().code, 'FST_PWAUTH_PASSKEY_NOT_FOUND')
+  t.same(foreign.json(), (await del(bea, 'unknown-id')).json())
+  t.equal((await del(ada, id)).statusCode, 204)
+  t.match(messages.find((m) => m.type === 'passkey_removed'), { to: EMAIL, passkeyName: 'Phone' })
+  t.equal((await signIn(key)).statusCode, 401, 'a removed passkey signs in no more')
+})
+
+t.test('failures count per credential (5 free, then 429), never on the e-mail\'s counter', async (t) => {
+  const { token, register, signIn, authenticator, login } = await passkeyApp(t)
+  const key = authenticator()
+  t.equal((await register(await token(), key)).statusCode, 201)
+  for (let i = 0; i < 5; i++) t.equal((await signIn(key, { uv: false })).statusCode, 401)
+  const blocked = await signIn(key)
+  t.equal(blocked.statusCode, 429)
+  t.ok(Number(blocked.headers['retry-after']) >= 1)
+  t.equal((await login()).statusCode, 200, 'the e-mail\'s password is not blocked by the passkey\'s failures')
+
+  // An e-mail held blocked by a stranger does not stop the owner's passkey.
+  const other = authenticator()
+  t.equal((await register(await token(), other)).statusCode, 201)
+  for (let i = 0; i < 12; i++) await login(EMAIL, 'wrong password')
+  t.equal((await login()).statusCode, 429, 'the e-mail is blocked')
+  t.equal((await signIn(other)).statusCode, 200, 'the passkey still signs in')
+})
+
+t.test('of 20 concurrent uses of one assertion, one signs in', async (t) => {
+  const { token, register, loginOptions, post, authenticator } = await passkeyApp(t)
+  const key = authenticator()
+  t.equal((await register(await token(), key)).statusCode, 201)
+  const response = key.get(await loginOptions())
+  const answers = await Promise.all(Array.from({ length: 20 }, async () => await post('/LoginPasskey', undefined, { response })))
+  t.equal(answers.filter((a) => a.statusCode === 200).length, 1)
+  // The others: 401, or 429 while as many attempts as the credential has free failures are in flight.
+  t.ok(answers.every((a) => [200, 401, 429].includes(a.statusCode)))
+})
+
+t.test('a passkey as the second factor at LoginMfa; a wrong one counts as a wrong code', async (t) => {
+  const { token, register, authenticator, enable, challenge, post, events, loginMfa } = await passkeyApp(t)
+  const key = authenticator()
+  const { secret } = await enable()
+  const mfaToken = await challenge()
+  const full = (await loginMfa(mfaToken, totpCode(secret, Math.floor(Date.now() / 30_000) + 1))).json().accessToken
+  t.equal((await register(full, key)).statusCode, 201)
+  void token
+
+  const next = await challenge()
+  const options = (await post('/LoginMfa/Options', undefined, { mfaToken: next })).json()
+  t.same(options.allowCredentials.map((c: { id: string }) => c.id), [key.credentials[0]!.id])
+  const wrong = await post('/LoginMfa', undefined, { mfaToken: next, passkey: key.get(options, { uv: false }) })
+  t.equal(wrong.statusCode, 401)
+  t.equal(wrong.json().code, 'FST_PWAUTH_MFA_CODE_INVALID')
+  t.ok(events.some((e) => e.type === 'mfa.failed' && e.route === 'LoginMfa'))
+  const options2 = (await post('/LoginMfa/Options', undefined, { mfaToken: next })).json()
+  const ok = await post('/LoginMfa', undefined, { mfaToken: next, passkey: key.get(options2) })
+  t.equal(ok.statusCode, 200, ok.body)
+  t.same(decodeJwt(ok.json().accessToken).payload.amr, ['pwd', 'hwk', 'mfa'])
+  t.equal((await post('/LoginMfa/Options', undefined, { mfaToken: next })).statusCode, 401, 'the challenge is used up')
+  // A sign-in challenge is no second factor's.
+  const third = await challenge()
+  const login = await post('/LoginMfa', undefined, { mfaToken: third, passkey: key.get((await post('/Passkeys/LoginOptions', undefined)).json()) })
+  t.equal(login.statusCode, 401)
+})
+
+t.test('ResetPassword removes every passkey, unless keepPasskeys', async (t) => {
+  for (const keepPasskeys of [false, true]) {
+    const { token, register, authenticator, post, messages, signIn } = await passkeyApp(t, { passwordReset: keepPasskeys ? { keepPasskeys } : true })
+    const key = authenticator()
+    t.equal((await register(await token(), key)).statusCode, 201)
+    t.equal((await post('/ForgotPassword', undefined, { email: EMAIL })).statusCode, 202)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const resetToken = messages.find((m) => m.type === 'password_reset')!.token
+    const newPassword = 'another long passphrase for ada'
+    const reset = await post('/ResetPassword', undefined, { token: resetToken, newPassword, confirmNewPassword: newPassword })
+    t.equal(reset.statusCode, 204, reset.body)
+    t.equal((await signIn(key)).statusCode, keepPasskeys ? 200 : 401, keepPasskeys ? 'kept' : 'removed')
+  }
+})
+
+t.test('Reauthenticate: another account\'s passkey or a sign-in challenge is refused; the password still works', async (t) => {
+  const { token, register, authenticator, accounts, post, loginOptions } = await passkeyApp(t)
+  accounts.add({ email: 'bea@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const [ada, bea] = [await token(), await token('bea@example.com')]
+  const adaKey = authenticator()
+  const beaKey = authenticator()
+  t.equal((await register(ada, adaKey)).statusCode, 201)
+  t.equal((await register(bea, beaKey)).statusCode, 201)
+  const options = (await post('/Passkeys/ReauthOptions', ada)).json()
+  t.equal((await post('/Reauthenticate', ada, { passkey: beaKey.get(options) })).statusCode, 401, 'another account\'s passkey')
+  const beaOptions = (await post('/Passkeys/ReauthOptions', bea)).json()
+  t.equal((await post('/Reauthenticate', ada, { passkey: adaKey.get(beaOptions) })).statusCode, 401, 'another account\'s challenge')
+  t.equal((await post('/Reauthenticate', ada, { passkey: adaKey.get(await loginOptions()) })).statusCode, 401, 'a sign-in challenge')
+  t.equal((await post('/Reauthenticate', ada, { password: PASSWORD })).statusCode, 204)
+  const neither = await post('/Reauthenticate', ada, {})
+  t.equal(neither.statusCode, 400)
+})
+
+t.test('an inactive account\'s passkey signs in no more', async (t) => {
+  const { token, register, authenticator, signIn, accounts, ada } = await passkeyApp(t)
+  const key = authenticator()
+  t.equal((await register(await token(), key)).statusCode, 201)
+  accounts.setActive(ada.id, false)
+  t.equal((await signIn(key)).statusCode, 401)
+})
