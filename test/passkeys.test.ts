@@ -100,8 +100,11 @@ t.test('every mistake is one 401 PASSKEY_INVALID', async (t) => {
     const answer = await run(key)
     t.equal(answer.statusCode, 401, name)
     t.same(answer.json(), {
-      type: 'urn:fastify-password-auth:problem:passkey-invalid', title: 'Passkey not accepted', status: 401,
-      detail: 'The passkey response was not accepted. Ask for new options and try again.', code: INVALID
+      type: 'urn:fastify-password-auth:problem:passkey-invalid',
+      title: 'Passkey not accepted',
+      status: 401,
+      detail: 'The passkey response was not accepted. Ask for new options and try again.',
+      code: INVALID
     }, `${name}: one body`)
     t.equal((await signIn(key)).statusCode, 200, `${name}: the passkey itself still works`)
   }
@@ -250,13 +253,12 @@ t.test('of 20 concurrent uses of one assertion, one signs in', async (t) => {
 })
 
 t.test('a passkey as the second factor at LoginMfa; a wrong one counts as a wrong code', async (t) => {
-  const { token, register, authenticator, enable, challenge, post, events, loginMfa } = await passkeyApp(t)
+  const { register, authenticator, enable, challenge, post, events, loginMfa } = await passkeyApp(t)
   const key = authenticator()
   const { secret } = await enable()
   const mfaToken = await challenge()
   const full = (await loginMfa(mfaToken, totpCode(secret, Math.floor(Date.now() / 30_000) + 1))).json().accessToken
   t.equal((await register(full, key)).statusCode, 201)
-  void token
 
   const next = await challenge()
   const options = (await post('/LoginMfa/Options', undefined, { mfaToken: next })).json()
