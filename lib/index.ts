@@ -32,6 +32,7 @@ export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
 export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
 export { MemoryMfaStore } from './stores/memory/mfa.js'
+export { MemoryPasskeyStore } from './stores/memory/passkeys.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './common/errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
@@ -53,3 +54,6 @@ export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
   SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy
 } from './stores/types.js'
+export type { PasskeyAddResult, PasskeyStore, StoredPasskey } from './stores/types.js'
+export type { PasskeyFailureReason, PasskeyRoute } from './common/events.js'
+export type { PasskeysPluginOptions } from './passkeys/options.js'

@@ -1,7 +1,8 @@
 import t from 'tap'
-import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemorySessionStore } from '../lib/index.js'
+import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemoryPasskeyStore, MemorySessionStore } from '../lib/index.js'
 import {
-  accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract
+  accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract,
+  sessionStoreContract
 } from '../lib/testing/index.js'
 import { ADA_FIELDS } from './helpers/account-fields.js'
 import { testClock } from './helpers/app.js'
@@ -22,7 +23,8 @@ t.test('memory stores keep the store contract', async (t) => {
     ...sessionStoreContract({ create: async () => new MemorySessionStore() }),
     ...attemptStoreContract({ create: async () => new MemoryAttemptStore() }),
     ...oneTimeTokenStoreContract({ create: async () => new MemoryOneTimeTokenStore() }),
-    ...mfaStoreContract({ create: async () => new MemoryMfaStore() })
+    ...mfaStoreContract({ create: async () => new MemoryMfaStore() }),
+    ...passkeyStoreContract({ create: async () => new MemoryPasskeyStore() })
   ]
   for (const check of checks) await t.test(check.name, check.run)
 })

@@ -3,6 +3,7 @@ import { accountsTableSql } from './accounts-ddl.js'
 import { attemptsTableSql } from './attempts.js'
 import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
+import { passkeysTableSql } from './passkeys.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
 
@@ -15,6 +16,7 @@ export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOption
 export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './mfa.js'
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
+export { passkeysTableSql, PostgresPasskeyStore, type PostgresPasskeyStoreOptions } from './passkeys.js'
 export type { Queryable } from './sql.js'
 
 /**
@@ -24,7 +26,9 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string } = {}
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, passkeysTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, passkeysTable?: string
+  } = {}
 ): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
@@ -32,6 +36,7 @@ ${accountsTableSql(accountsTable)}
 ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
-${mfaTableSql(mfaTable)}`
+${mfaTableSql(mfaTable)}
+${passkeysTableSql(passkeysTable)}`
   })
 }

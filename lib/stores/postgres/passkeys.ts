@@ -1,0 +1,116 @@
+import { prepare, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
+import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
+
+export interface PostgresPasskeyStoreOptions {
+  /** Your `pg` Pool; the store never connects or ends it. */
+  pool: Queryable
+  /** Table name, optionally schema-qualified (default 'auth_passkeys'); the user handles live in `<table>_handles`. */
+  table?: string
+}
+
+/**
+ * The DDL of the passkey tables: one row per credential (public key, counter, flags, name, times: nothing
+ * that signs in), one row per account's user handle, and the function that adds a passkey under the
+ * account's limit.
+ */
+export function passkeysTableSql (table = 'auth_passkeys'): string {
+  const name = quoteName(table)
+  return `CREATE TABLE IF NOT EXISTS ${name} (
+  credential_id text PRIMARY KEY,
+  account_id text NOT NULL,
+  public_key text NOT NULL,
+  counter bigint NOT NULL DEFAULT 0,
+  backup_eligible boolean NOT NULL,
+  backed_up boolean NOT NULL,
+  transports text[] NOT NULL DEFAULT '{}',
+  name text NOT NULL,
+  created_at float8 NOT NULL,
+  last_used_at float8
+);
+CREATE INDEX IF NOT EXISTS ${quoteName(`${table}_account_idx`)} ON ${name} (account_id, created_at);
+CREATE TABLE IF NOT EXISTS ${quoteName(`${table}_handles`)} (
+  account_id text PRIMARY KEY,
+  handle text NOT NULL UNIQUE
+);
+CREATE OR REPLACE FUNCTION ${siblingName(table, 'add')}(p_id text, p_account text, p_public_key text, p_counter bigint, p_be boolean, p_bs boolean,
+  p_transports text[], p_name text, p_created float8, p_max integer)
+RETURNS text LANGUAGE plpgsql AS $add$
+BEGIN
+  -- One add per account at a time, so the count below stays true until the insert.
+  PERFORM pg_advisory_xact_lock(hashtext(${literal(table)}), hashtext(p_account));
+  IF EXISTS (SELECT 1 FROM ${name} WHERE credential_id = p_id) THEN RETURN 'duplicate'; END IF;
+  IF (SELECT count(*) FROM ${name} WHERE account_id = p_account) >= p_max THEN RETURN 'limit'; END IF;
+  INSERT INTO ${name} (credential_id, account_id, public_key, counter, backup_eligible, backed_up, transports, name, created_at)
+    VALUES (p_id, p_account, p_public_key, p_counter, p_be, p_bs, p_transports, p_name, p_created) ON CONFLICT (credential_id) DO NOTHING;
+  IF NOT FOUND THEN RETURN 'duplicate'; END IF;
+  RETURN 'added';
+END
+$add$;`
+}
+
+const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`
+
+const COLUMNS = `credential_id AS id, account_id AS "accountId", public_key AS "publicKey", counter::float8 AS counter, backup_eligible AS "backupEligible",
+  backed_up AS "backedUp", transports, name, created_at AS "createdAt", last_used_at AS "lastUsedAt"`
+
+type Name = 'userHandle' | 'add' | 'get' | 'list' | 'use' | 'remove' | 'removeAll'
+
+/**
+ * Passkeys in PostgreSQL. Each call is one statement: a credential id is the primary key (unique across
+ * accounts), an add takes the account's advisory lock before counting, and a use updates the row only if
+ * its counter is still the expected one.
+ */
+export class PostgresPasskeyStore implements PasskeyStore {
+  readonly #pool: Queryable
+  readonly #sql: Record<Name, Statement>
+
+  constructor ({ pool, table = 'auth_passkeys' }: PostgresPasskeyStoreOptions) {
+    const name = quoteName(table)
+    const handles = quoteName(`${table}_handles`)
+    this.#pool = pool
+    this.#sql = prepare({
+      // DO UPDATE (to the same value) returns the stored handle even when a concurrent insert won.
+      userHandle: `INSERT INTO ${handles} AS h (account_id, handle) VALUES ($1, $2)
+        ON CONFLICT (account_id) DO UPDATE SET handle = h.handle RETURNING handle`,
+      add: `SELECT ${siblingName(table, 'add')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS result`,
+      get: `SELECT ${COLUMNS} FROM ${name} WHERE credential_id = $1`,
+      list: `SELECT ${COLUMNS} FROM ${name} WHERE account_id = $1 ORDER BY created_at, credential_id`,
+      use: `UPDATE ${name} SET counter = $3, backed_up = $4, last_used_at = $5 WHERE credential_id = $1 AND counter = $2 RETURNING 1`,
+      remove: `DELETE FROM ${name} WHERE account_id = $1 AND credential_id = $2 RETURNING 1`,
+      removeAll: `DELETE FROM ${name} WHERE account_id = $1 RETURNING 1`
+    })
+  }
+
+  async userHandle (accountId: string, candidate: string): Promise<string> {
+    return (await this.#query('userHandle', accountId, candidate)).rows[0].handle
+  }
+
+  async add (passkey: StoredPasskey, max: number): Promise<PasskeyAddResult> {
+    const { id, accountId, publicKey, counter, backupEligible, backedUp, transports, name, createdAt } = passkey
+    return (await this.#query('add', id, accountId, publicKey, counter, backupEligible, backedUp, transports, name, createdAt, max)).rows[0].result
+  }
+
+  async get (credentialId: string): Promise<StoredPasskey | null> {
+    return (await this.#query('get', credentialId)).rows[0] ?? null
+  }
+
+  async list (accountId: string): Promise<StoredPasskey[]> {
+    return (await this.#query('list', accountId)).rows
+  }
+
+  async use (credentialId: string, expectedCounter: number, counter: number, backedUp: boolean, usedAt: number): Promise<boolean> {
+    return ((await this.#query('use', credentialId, expectedCounter, counter, backedUp, usedAt)).rowCount ?? 0) > 0
+  }
+
+  async remove (accountId: string, credentialId: string): Promise<boolean> {
+    return ((await this.#query('remove', accountId, credentialId)).rowCount ?? 0) > 0
+  }
+
+  async removeAll (accountId: string): Promise<number> {
+    return (await this.#query('removeAll', accountId)).rowCount ?? 0
+  }
+
+  async #query (statement: Name, ...values: unknown[]) {
+    return await this.#pool.query({ ...this.#sql[statement], values })
+  }
+}

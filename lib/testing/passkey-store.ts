@@ -1,0 +1,131 @@
+import { strict as assert } from 'node:assert'
+import { randomBytes } from 'node:crypto'
+import type { PasskeyStore, StoredPasskey } from '../stores/types.js'
+import { uniqueNamespace, type ContractCheck } from './check.js'
+
+export interface PasskeyStoreHarness {
+  /** A store over an empty namespace (table, key prefix…) of its own; two namespaces share nothing. */
+  create: (namespace: string) => Promise<PasskeyStore>
+}
+
+const random = (): string => randomBytes(16).toString('base64url')
+const CONCURRENT = 20
+
+let clock = 1_700_000_000_000
+/** A passkey of `accountId` with every field set, each a little different. */
+export function samplePasskey (accountId: string, overrides: Partial<StoredPasskey> = {}): StoredPasskey {
+  return {
+    id: random(),
+    accountId,
+    publicKey: randomBytes(77).toString('base64url'),
+    counter: 0,
+    backupEligible: false,
+    backedUp: false,
+    transports: ['internal', 'hybrid'],
+    name: 'Passkey ✓',
+    createdAt: clock++,
+    lastUsedAt: null,
+    ...overrides
+  }
+}
+
+/**
+ * The passkey store's promises (see PasskeyStore): a credential id is stored once across every account (of
+ * concurrent adds, one wins); an account never passes `max`; the counter moves by compare-and-set (of
+ * concurrent uses with one expected counter, one wins); list and remove see the owner's passkeys only; a
+ * user handle is made once.
+ */
+export function passkeyStoreContract (harness: PasskeyStoreHarness): ContractCheck[] {
+  const fresh = async (): Promise<PasskeyStore> => await harness.create(uniqueNamespace('passkeys'))
+  return [
+    {
+      name: 'a passkey reads back exactly as added; the owner lists them oldest first',
+      async run () {
+        const store = await fresh()
+        const accountId = random()
+        const first = samplePasskey(accountId, { counter: 4_294_967_295, backupEligible: true, backedUp: true, transports: [] })
+        const second = samplePasskey(accountId, { createdAt: first.createdAt + 1000 })
+        assert.equal(await store.add(second, 10), 'added')
+        assert.equal(await store.add(first, 10), 'added')
+        assert.deepEqual(await store.get(first.id), first)
+        assert.deepEqual(await store.get(second.id), second)
+        assert.deepEqual(await store.list(accountId), [first, second])
+        assert.deepEqual(await store.list(random()), [])
+        assert.equal(await store.get(random()), null)
+      }
+    },
+    {
+      name: 'a credential id is stored once across every account, also of concurrent adds',
+      async run () {
+        const store = await fresh()
+        const taken = samplePasskey(random())
+        assert.equal(await store.add(taken, 10), 'added')
+        assert.equal(await store.add(samplePasskey(random(), { id: taken.id }), 10), 'duplicate')
+        assert.equal(await store.add(samplePasskey(taken.accountId, { id: taken.id }), 10), 'duplicate')
+        assert.equal((await store.get(taken.id))?.accountId, taken.accountId)
+        const id = random()
+        const results = await Promise.all(Array.from({ length: CONCURRENT }, async () => await store.add(samplePasskey(random(), { id }), 10)))
+        assert.equal(results.filter((r) => r === 'added').length, 1)
+        assert.equal(results.filter((r) => r === 'duplicate').length, CONCURRENT - 1)
+      }
+    },
+    {
+      name: `an account never passes max, even with ${CONCURRENT} concurrent adds`,
+      async run () {
+        const store = await fresh()
+        const accountId = random()
+        const results = await Promise.all(Array.from({ length: CONCURRENT }, async () => await store.add(samplePasskey(accountId), 3)))
+        assert.equal(results.filter((r) => r === 'added').length, 3)
+        assert.equal(results.filter((r) => r === 'limit').length, CONCURRENT - 3)
+        assert.equal((await store.list(accountId)).length, 3)
+        assert.equal(await store.add(samplePasskey(random()), 3), 'added', 'another account has its own count')
+      }
+    },
+    {
+      name: `the counter moves by compare-and-set: of ${CONCURRENT} concurrent uses one wins`,
+      async run () {
+        const store = await fresh()
+        const passkey = samplePasskey(random(), { counter: 5 })
+        await store.add(passkey, 10)
+        assert.equal(await store.use(passkey.id, 4, 6, false, 1000), false, 'a stale expected counter')
+        const results = await Promise.all(Array.from({ length: CONCURRENT }, async (_, i) => await store.use(passkey.id, 5, 6 + i, true, 2000 + i)))
+        assert.equal(results.filter(Boolean).length, 1)
+        const winner = results.indexOf(true)
+        assert.deepEqual(await store.get(passkey.id), { ...passkey, counter: 6 + winner, backedUp: true, lastUsedAt: 2000 + winner }, 'the winner\'s counter and time')
+        assert.equal(await store.use(random(), 0, 1, false, 1), false, 'an unknown passkey')
+      }
+    },
+    {
+      name: 'remove and removeAll see the owner\'s passkeys only; a removed passkey is gone for use() too',
+      async run () {
+        const store = await fresh()
+        const [ada, bea] = [random(), random()]
+        const [a1, a2, b1] = [samplePasskey(ada), samplePasskey(ada), samplePasskey(bea)]
+        for (const passkey of [a1, a2, b1]) assert.equal(await store.add(passkey, 10), 'added')
+        assert.equal(await store.remove(bea, a1.id), false, 'another account\'s passkey')
+        assert.equal(await store.remove(ada, random()), false)
+        assert.equal(await store.remove(ada, a1.id), true)
+        assert.equal(await store.remove(ada, a1.id), false, 'removed once')
+        assert.equal(await store.get(a1.id), null)
+        assert.equal(await store.use(a1.id, 0, 1, false, 1), false)
+        assert.equal(await store.add(samplePasskey(bea, { id: a1.id }), 10), 'added', 'a removed id is free again')
+        assert.equal(await store.removeAll(ada), 1)
+        assert.deepEqual(await store.list(ada), [])
+        assert.equal(await store.removeAll(ada), 0)
+        assert.equal((await store.list(bea)).length, 2)
+        assert.equal(await store.add(samplePasskey(ada), 1), 'added', 'removed passkeys free their places')
+      }
+    },
+    {
+      name: `a user handle is made once per account, also of ${CONCURRENT} concurrent callers`,
+      async run () {
+        const store = await fresh()
+        const accountId = random()
+        const handles = await Promise.all(Array.from({ length: CONCURRENT }, async () => await store.userHandle(accountId, random())))
+        assert.equal(new Set(handles).size, 1)
+        assert.equal(await store.userHandle(accountId, random()), handles[0])
+        assert.notEqual(await store.userHandle(random(), 'other'), handles[0])
+      }
+    }
+  ]
+}
