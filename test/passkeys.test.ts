@@ -318,3 +318,18 @@ t.test('an inactive account\'s passkey signs in no more', async (t) => {
   accounts.setActive(ada.id, false)
   t.equal((await signIn(key)).statusCode, 401)
 })
+
+t.test('a passkey session keeps its amr through refreshes; a step-up records the passkey\'s', async (t) => {
+  const { tokens, register, signIn, stepUp, authenticator, refresh } = await passkeyApp(t)
+  const { accessToken, refreshToken } = await tokens()
+  const key = authenticator(true)
+  t.equal((await register(accessToken, key)).statusCode, 201)
+  const signedIn = (await signIn(key)).json()
+  const refreshed = await refresh(signedIn.refreshToken)
+  t.same(decodeJwt(refreshed.json().accessToken).payload.amr, ['swk', 'mfa'])
+
+  t.same(decodeJwt((await refresh(refreshToken)).json().accessToken).payload.amr, ['pwd'], 'a password session')
+  const fresh = await tokens()
+  t.equal((await stepUp(fresh.accessToken, key)).statusCode, 204)
+  t.same(decodeJwt((await refresh(fresh.refreshToken)).json().accessToken).payload.amr, ['swk', 'mfa'], 'after a passkey step-up')
+})

@@ -76,7 +76,7 @@ export class SessionService {
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
     const times = await this.#storeCall(request.log, 'sessions.create', () => this.#store.create({
-      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
+      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa, ...amr === undefined ? {} : { amr: [...amr] }
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
     return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa, amr) }
@@ -103,7 +103,7 @@ export class SessionService {
         await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
       if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
         this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
-        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true)
+        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true, result.amr)
       }
       if (result.outcome === 'reused') {
         this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
@@ -138,8 +138,10 @@ export class SessionService {
   }
 
   /** Records a fresh password proof (and, `mfa`, a second factor) on the session; false if it is no longer live. */
-  async reauthenticate (request: FastifyRequest, sessionId: string, mfa = false): Promise<boolean> {
-    return await this.#storeCall(request.log, 'sessions.reauthenticate', () => this.#store.reauthenticate(sessionId, mfa)) !== null
+  async reauthenticate (request: FastifyRequest, sessionId: string, mfa = false, amr?: readonly string[]): Promise<boolean> {
+    return await this.#storeCall(request.log, 'sessions.reauthenticate', () => amr === undefined
+      ? this.#store.reauthenticate(sessionId, mfa)
+      : this.#store.reauthenticate(sessionId, mfa, [...amr])) !== null
   }
 
   /** The account a live session belongs to, or null. */

@@ -96,6 +96,11 @@ export interface NewSession {
   userAgent: string
   /** Whether the account proved a second factor too (LoginMfa); stores written before it may leave it out (false). */
   mfa?: boolean
+  /**
+   * The access tokens' `amr` when it is not derived from `mfa` (a passkey: `["hwk", "mfa"]`, `["swk", "mfa"]`):
+   * rotate() hands it back so refreshed tokens keep it. A store that leaves it out loses only that detail.
+   */
+  amr?: string[]
 }
 
 /** What a store knows of a live session. */
@@ -134,8 +139,11 @@ export interface SessionTimes {
 }
 
 export type RotationResult =
-  /** `generation` is the number of the session's current refresh token (the new one, or the one a grace answer repeats). */
-  | ({ outcome: 'rotated' | 'grace', generation: number, keyId: string } & SessionState & SessionTimes)
+  /**
+   * `generation` is the number of the session's current refresh token (the new one, or the one a grace answer
+   * repeats); `amr` the session's, when it has one (NewSession.amr, reauthenticate()).
+   */
+  | ({ outcome: 'rotated' | 'grace', generation: number, keyId: string, amr?: string[] } & SessionState & SessionTimes)
   /** A replaced refresh token came back after the grace period, or from two or more rotations ago: the store ended the session. */
   | { outcome: 'reused', accountId: string }
   /** `unknown`: the store holds nothing of the session (never created, or forgotten after it expired or ended). */
@@ -161,9 +169,10 @@ export interface SessionStore {
   /**
    * Records a fresh password proof on a live session (Reauthenticate): its authenticatedAt becomes the
    * store's now, which it resolves; null if the session is not live. Never revives an ended session.
-   * `mfa` true also records that a second factor was proved (never cleared once set).
+   * `mfa` true also records that a second factor was proved (never cleared once set); `amr`, when given,
+   * replaces the session's (a passkey's proof).
    */
-  reauthenticate (sessionId: string, mfa?: boolean): Promise<number | null>
+  reauthenticate (sessionId: string, mfa?: boolean, amr?: string[]): Promise<number | null>
   /** Ends a live session; resolves its account id, or null if it was not live (already ended, expired, unknown). */
   end (sessionId: string, reason: SessionEndReason): Promise<string | null>
   /** Ends every live session of an account; resolves the ids it ended. */

@@ -268,6 +268,27 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         assert.deepEqual(await second.list('account-1'), [])
         assert.notEqual(await first.get(session.id), null)
       }
+    },
+    {
+      name: 'a session\'s amr comes back with every rotation, and reauthenticate() with one replaces it',
+      async run () {
+        const store = await fresh()
+        const plain = newSession()
+        await store.create(plain, policy)
+        const rotated = await store.rotate(plain.id, 0, 'key-a', policy)
+        assert.equal(rotated.outcome, 'rotated')
+        assert.equal((rotated as { amr?: string[] }).amr, undefined, 'none unless given')
+        const passkey = newSession({ mfa: true, amr: ['hwk', 'mfa'] })
+        await store.create(passkey, policy)
+        assert.deepEqual((await store.rotate(passkey.id, 0, 'key-a', policy) as { amr?: string[] }).amr, ['hwk', 'mfa'])
+        assert.deepEqual((await store.rotate(passkey.id, 0, 'key-a', policy) as { amr?: string[] }).amr, ['hwk', 'mfa'], 'the grace answer too')
+        assert.notEqual(await store.reauthenticate(passkey.id, true), null)
+        assert.deepEqual((await store.rotate(passkey.id, 1, 'key-a', policy) as { amr?: string[] }).amr, ['hwk', 'mfa'], 'kept when none is given')
+        assert.notEqual(await store.reauthenticate(plain.id, true, ['swk', 'mfa']), null)
+        const stepped = await store.rotate(plain.id, 1, 'key-a', policy)
+        assert.deepEqual((stepped as { amr?: string[] }).amr, ['swk', 'mfa'])
+        assert.equal((stepped as { mfa?: boolean }).mfa, true)
+      }
     }
   ]
 }

@@ -10,6 +10,7 @@ interface Entry {
   lastUsedAt: number
   authenticatedAt: number
   mfa: boolean
+  amr: string[] | undefined
   /** The idle limit: lastUsedAt + idleMs. */
   idleUntil: number
   generation: number
@@ -52,6 +53,7 @@ export class MemorySessionStore implements SessionStore {
       lastUsedAt: now,
       authenticatedAt: now,
       mfa: session.mfa === true,
+      amr: session.amr === undefined ? undefined : [...session.amr],
       idleUntil: now + policy.idleMs,
       generation: 0,
       keyId: session.keyId,
@@ -71,12 +73,13 @@ export class MemorySessionStore implements SessionStore {
     return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa }
   }
 
-  async reauthenticate (sessionId: string, mfa = false): Promise<number | null> {
+  async reauthenticate (sessionId: string, mfa = false, amr?: string[]): Promise<number | null> {
     const entry = this.#entries.get(sessionId)
     const now = this.#now()
     if (entry === undefined || !isLive(entry, now)) return null
     entry.authenticatedAt = now
     if (mfa) entry.mfa = true
+    if (amr !== undefined) entry.amr = [...amr]
     return now
   }
 
@@ -136,7 +139,8 @@ export class MemorySessionStore implements SessionStore {
 
   #current (entry: Entry, now: number) {
     const { accountId, credentialVersion } = entry.session
-    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa, ...times(entry, now) }
+    const current = { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa, ...times(entry, now) }
+    return entry.amr === undefined ? current : { ...current, amr: [...entry.amr] }
   }
 
   #sweep (now: number): void {

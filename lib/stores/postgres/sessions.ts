@@ -30,10 +30,12 @@ export function sessionsTableSql (table = 'auth_sessions'): string {
   ended_reason text,
   ip text NOT NULL,
   user_agent text NOT NULL,
-  mfa boolean NOT NULL DEFAULT false
+  mfa boolean NOT NULL DEFAULT false,
+  amr text
 );
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
+ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS amr text;
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_id_idx`)} ON ${name} (account_id);
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${name} (LEAST(idle_until, ends_at));`
 }
@@ -42,7 +44,7 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 const LIVE = 'ended_reason IS NULL AND idle_until > now() AND ends_at > now()'
 const TIMES = `${ms('created_at')} AS "createdAt", ${ms('LEAST(idle_until, ends_at) - now()')} AS "expiresInMs", ${ms('ends_at - now()')} AS "remainingMs"`
 const AUTHENTICATED_AT = 'floor(extract(epoch from authenticated_at) * 1000)::float8 AS "authenticatedAt"'
-const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, ${TIMES}`
+const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, amr, ${TIMES}`
 const INTERVAL = "$1::float8 * interval '1 millisecond'"
 
 type Row = Record<string, unknown>
@@ -60,7 +62,8 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
     credentialVersion: Number(row.credentialVersion),
     authenticatedAt: Number(row.authenticatedAt),
     mfa: row.mfa === true,
-    ...times(row)
+    ...times(row),
+    ...typeof row.amr === 'string' && row.amr !== '' ? { amr: row.amr.split(' ') } : {}
   }
 }
 
@@ -79,8 +82,8 @@ export class PostgresSessionStore implements SessionStore {
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
-      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, idle_until, ends_at)
-        VALUES ($3, $4, $5, $6, $7, $8, $9, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
+      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, amr, idle_until, ends_at)
+        VALUES ($3, $4, $5, $6, $7, $8, $9, $10, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
       get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa FROM ${name} WHERE id = $1 AND ${LIVE}`,
       rotate: `UPDATE ${name} SET generation = generation + 1, key_id = $3, rotated_at = now(), last_used_at = now(),
         idle_until = now() + $4::float8 * interval '1 millisecond'
@@ -88,7 +91,7 @@ export class PostgresSessionStore implements SessionStore {
       state: `SELECT ${CURRENT}, ended_reason AS "endedReason", ends_at <= now() AS expired, idle_until <= now() AS idle,
         now() - rotated_at <= ${INTERVAL.replace('$1', '$2')} AS "inGrace" FROM ${name} WHERE id = $1`,
       reuse: `UPDATE ${name} SET ended_reason = 'refresh_token_reused' WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
-      reauthenticate: `UPDATE ${name} SET authenticated_at = now(), mfa = mfa OR $2 WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
+      reauthenticate: `UPDATE ${name} SET authenticated_at = now(), mfa = mfa OR $2, amr = coalesce($3, amr) WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
       end: `UPDATE ${name} SET ended_reason = $2 WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
       endAll: `UPDATE ${name} SET ended_reason = $2 WHERE account_id = $1 AND ${LIVE} RETURNING id`,
       list: `SELECT id, account_id AS "accountId", ${ms('created_at')} AS "createdAt", ${ms('last_used_at')} AS "lastUsedAt",
@@ -102,7 +105,8 @@ export class PostgresSessionStore implements SessionStore {
     this.#pruneNowAndThen()
     const { rows } = await this.#pool.query({
       ...this.#sql.create,
-      values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true]
+      values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true,
+        session.amr?.join(' ') ?? null]
     })
     return times(rows[0])
   }
@@ -129,8 +133,8 @@ export class PostgresSessionStore implements SessionStore {
     return ended === undefined ? { outcome: 'ended' } : { outcome: 'reused', accountId: ended.accountId }
   }
 
-  async reauthenticate (sessionId: string, mfa = false): Promise<number | null> {
-    const { rows } = await this.#pool.query({ ...this.#sql.reauthenticate, values: [sessionId, mfa] })
+  async reauthenticate (sessionId: string, mfa = false, amr?: string[]): Promise<number | null> {
+    const { rows } = await this.#pool.query({ ...this.#sql.reauthenticate, values: [sessionId, mfa, amr?.join(' ') ?? null] })
     return rows[0] === undefined ? null : Number(rows[0].authenticatedAt)
   }
 

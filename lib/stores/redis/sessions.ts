@@ -24,6 +24,7 @@ local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
 local idle, ends = now + idleMs, now + maxMs
 redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
   'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8])
+if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'am', ARGV[9]) end
 redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
 return {now, math.min(idle, ends) - now, ends - now}`
 
@@ -38,11 +39,12 @@ const REAUTHENTICATE = `${LUA_NOW}
 if redis.call('PTTL', KEYS[1]) <= 0 then return false end
 redis.call('HSET', KEYS[1], 'at', now)
 if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'm', '1') end
+if ARGV[2] and ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'am', ARGV[2]) end
 return now`
 
 const ROTATE = `${LUA_NOW}
 local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm')
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm', 'am')
 if not s[1] then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
   return {'unknown'}
@@ -55,10 +57,10 @@ if generation == current then
   idle = now + idleMs
   redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
   redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
-  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or ''}
 end
 if generation == current - 1 and now - rotatedAt <= graceMs then
-  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or ''}
 end
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
@@ -76,7 +78,7 @@ type Reply = Array<string | number>
 interface ScriptedClient {
   fastifyPasswordAuthSessionCreate: (key: string, ...args: Array<string | number>) => Promise<number[]>
   fastifyPasswordAuthSessionEnd: (key: string, ended: string, reason: string) => Promise<string | null>
-  fastifyPasswordAuthSessionReauthenticate: (key: string, mfa: string) => Promise<number | null>
+  fastifyPasswordAuthSessionReauthenticate: (key: string, mfa: string, amr: string) => Promise<number | null>
   fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
 }
 
@@ -119,7 +121,8 @@ export class RedisSessionStore implements SessionStore {
     const index = this.#accountKey(session.accountId)
     await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
     const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
-      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0')
+      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0',
+      session.amr?.join(' ') ?? '')
     return times(createdAt, expiresInMs, remainingMs)
   }
 
@@ -129,15 +132,15 @@ export class RedisSessionStore implements SessionStore {
     return { accountId, credentialVersion: Number(credentialVersion), authenticatedAt: Number(authenticatedAt ?? createdAt), mfa: mfa === '1' }
   }
 
-  async reauthenticate (sessionId: string, mfa = false): Promise<number | null> {
-    const at = await this.#scripts.fastifyPasswordAuthSessionReauthenticate(this.#sessionKey(sessionId), mfa ? '1' : '0')
+  async reauthenticate (sessionId: string, mfa = false, amr?: string[]): Promise<number | null> {
+    const at = await this.#scripts.fastifyPasswordAuthSessionReauthenticate(this.#sessionKey(sessionId), mfa ? '1' : '0', amr?.join(' ') ?? '')
     return at === null ? null : Number(at)
   }
 
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
     const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
-    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa] = reply
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa, amr] = reply
     switch (outcome) {
       case 'rotated':
       case 'grace':
@@ -149,7 +152,8 @@ export class RedisSessionStore implements SessionStore {
           credentialVersion: Number(credentialVersion),
           authenticatedAt: Number(authenticatedAt),
           mfa: mfa === '1',
-          ...times(createdAt, expiresInMs, remainingMs)
+          ...times(createdAt, expiresInMs, remainingMs),
+          ...typeof amr === 'string' && amr !== '' ? { amr: amr.split(' ') } : {}
         }
       case 'reused': return { outcome, accountId: String(current) }
       default: return { outcome: outcome as 'ended' | 'idle' | 'expired' | 'unknown' }
