@@ -39,6 +39,10 @@ export interface ServerConfig {
   /** AUTH_MFA_TTL: seconds a Login's second-factor challenge lives; AUTH_APP_NAME: the issuer authenticator apps show. */
   mfaTtl: number | undefined
   mfaIssuer: string
+  /** AUTH_PASSKEY_RP_ID, AUTH_PASSKEY_ORIGINS (comma-separated exact origins), AUTH_PASSKEY_TTL: the passkeys' relying party. */
+  passkeyRpId: string
+  passkeyOrigins: string[]
+  passkeyTtl: number | undefined
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -93,6 +97,10 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
     mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
-    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
+    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    passkeyRpId: text(env, 'AUTH_PASSKEY_RP_ID') ?? 'localhost',
+    passkeyOrigins: (text(env, 'AUTH_PASSKEY_ORIGINS') ?? `http://localhost:${integer(env, 'PORT', 0, 65535) ?? 3000}`)
+      .split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
+    passkeyTtl: integer(env, 'AUTH_PASSKEY_TTL', 1, 3600)
   }
 }

@@ -46,3 +46,11 @@ t.test('the main entry never loads pg or ioredis: memory and custom stores need 
   t.notOk(imports.has('pg'))
   t.notOk(imports.has('ioredis'))
 })
+
+t.test('@simplewebauthn/server is loaded on first use only: a host without passkeys never loads it', async (t) => {
+  const imports = await runtimeImports('dist/lib/index.js')
+  t.notOk(imports.has('@simplewebauthn/server'))
+  const source = await readFile(resolve(root, 'dist/lib/passkeys/webauthn.js'), 'utf8')
+  t.match(source, /import\('@simplewebauthn\/server'\)/, 'a dynamic import')
+  t.ok('@simplewebauthn/server' in pkg.dependencies)
+})

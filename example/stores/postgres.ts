@@ -37,10 +37,12 @@
 //     ended_reason text,
 //     ip text NOT NULL,
 //     user_agent text NOT NULL,
-//     mfa boolean NOT NULL DEFAULT false
+//     mfa boolean NOT NULL DEFAULT false,
+//     amr text
 //   );
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
+//   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS amr text;
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_account_id_idx" ON "auth_sessions" (account_id);
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_expiry_idx" ON "auth_sessions" (LEAST(idle_until, ends_at));
 //   CREATE TABLE IF NOT EXISTS "auth_attempts" (
@@ -130,9 +132,42 @@
 //     last_step bigint NOT NULL DEFAULT 0,
 //     recovery_codes text[] NOT NULL DEFAULT '{}'
 //   );
+//   CREATE TABLE IF NOT EXISTS "auth_passkeys" (
+//     credential_id text PRIMARY KEY,
+//     account_id text NOT NULL,
+//     public_key text NOT NULL,
+//     counter bigint NOT NULL DEFAULT 0,
+//     backup_eligible boolean NOT NULL,
+//     backed_up boolean NOT NULL,
+//     transports text[] NOT NULL DEFAULT '{}',
+//     name text NOT NULL,
+//     created_at float8 NOT NULL,
+//     last_used_at float8
+//   );
+//   CREATE INDEX IF NOT EXISTS "auth_passkeys_account_idx" ON "auth_passkeys" (account_id, created_at);
+//   CREATE TABLE IF NOT EXISTS "auth_passkeys_handles" (
+//     account_id text PRIMARY KEY,
+//     handle text NOT NULL UNIQUE
+//   );
+//   CREATE OR REPLACE FUNCTION "auth_passkeys_add"(p_id text, p_account text, p_public_key text, p_counter bigint, p_be boolean, p_bs boolean,
+//     p_transports text[], p_name text, p_created float8, p_max integer)
+//   RETURNS text LANGUAGE plpgsql AS $add$
+//   BEGIN
+//     -- One add per account at a time, so the count below stays true until the insert.
+//     PERFORM pg_advisory_xact_lock(hashtext('auth_passkeys'), hashtext(p_account));
+//     IF EXISTS (SELECT 1 FROM "auth_passkeys" WHERE credential_id = p_id) THEN RETURN 'duplicate'; END IF;
+//     IF (SELECT count(*) FROM "auth_passkeys" WHERE account_id = p_account) >= p_max THEN RETURN 'limit'; END IF;
+//     INSERT INTO "auth_passkeys" (credential_id, account_id, public_key, counter, backup_eligible, backed_up, transports, name, created_at)
+//       VALUES (p_id, p_account, p_public_key, p_counter, p_be, p_bs, p_transports, p_name, p_created) ON CONFLICT (credential_id) DO NOTHING;
+//     IF NOT FOUND THEN RETURN 'duplicate'; END IF;
+//     RETURN 'added';
+//   END
+//   $add$;
 // postgres-schema:end
 import pg from 'pg'
-import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import {
+  createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresPasskeyStore, PostgresSessionStore
+} from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
 export async function postgresStores (connectionString: string, logError: StoreLogger): Promise<ServerStores> {
@@ -153,6 +188,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
     attempts: new PostgresAttemptStore({ pool }),
     oneTimeTokens: new PostgresOneTimeTokenStore({ pool }),
     mfa: new PostgresMfaStore({ pool }),
+    passkeys: new PostgresPasskeyStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }
