@@ -142,3 +142,26 @@ t.test('two factors document their bodies: Confirm and Disable take the password
   t.ok(codesOf(document.paths['/Auth/ChangePassword'].post.responses[401]).includes('FST_PWAUTH_MFA_CODE_INVALID'))
   t.notOk(codesOf(document.paths['/Auth/Mfa/Setup'].post.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'Setup needs no recent authentication')
 })
+
+t.test('passkeys document their routes, bodies and errors', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passkeys: { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] } })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  for (const path of ['/Auth/Passkeys/RegisterOptions', '/Auth/Passkeys', '/Auth/Passkeys/LoginOptions', '/Auth/LoginPasskey', '/Auth/Passkeys/ReauthOptions', '/Auth/LoginMfa/Options']) {
+    t.ok(document.paths[path]?.post, path)
+  }
+  t.ok(document.paths['/Auth/Passkeys'].get)
+  t.ok(document.paths['/Auth/Passkeys/{id}'].delete)
+  const add = document.paths['/Auth/Passkeys'].post.responses
+  t.ok(codesOf(add[400]).includes('FST_PWAUTH_PASSKEY_INVALID'), 'a refused registration is a 400')
+  t.notOk(add[400].headers['WWW-Authenticate'], 'with no challenge')
+  t.same(codesOf(add[409]), ['FST_PWAUTH_PASSKEY_LIMIT'])
+  t.same(codesOf(document.paths['/Auth/LoginPasskey'].post.responses[401]), ['FST_PWAUTH_PASSKEY_INVALID'])
+  t.ok(document.paths['/Auth/Reauthenticate'].post.requestBody.content['application/json'].schema.properties.passkey, 'Reauthenticate takes a passkey')
+  t.ok(document.paths['/Auth/LoginMfa'].post.requestBody.content['application/json'].schema.properties.passkey, 'LoginMfa takes a passkey')
+  t.same(document.paths['/Auth/LoginMfa'].post.requestBody.content['application/json'].schema.required, ['mfaToken'])
+})

@@ -16,10 +16,11 @@ function noStore (): ResponseHeaders {
   return { 'Cache-Control': { type: 'string', enum: ['no-store'], description: 'Never stored by caches.' } }
 }
 
-function problemHeaders (codes: readonly RequestErrorCode[]): ResponseHeaders {
+function problemHeaders (codes: readonly RequestErrorCode[], status: number): ResponseHeaders {
   const headers = noStore()
   if (codes.some(hasRetryAfter)) headers['Retry-After'] = { type: 'integer', minimum: 1, description: 'Seconds to wait before trying again.' }
-  const challenges = [...new Set(codes.flatMap((code) => challengeOf(code) ?? []))]
+  // A challenge goes with a 401 only (a code answered with 400 somewhere carries none there).
+  const challenges = status !== 401 ? [] : [...new Set(codes.flatMap((code) => challengeOf(code) ?? []))]
   if (challenges.length > 0) {
     headers['WWW-Authenticate'] = { type: 'string', description: challenges.map((challenge) => CHALLENGES[challenge]).join(' or ') }
   }
@@ -56,14 +57,17 @@ function problemSchema (status: number, codes: readonly RequestErrorCode[]): Jso
  * (`Cache-Control`, and `Retry-After` / `WWW-Authenticate` where a code has them), plus `extra` headers by
  * status. Fresh objects at every call: tools may edit what they are given.
  */
-export function problemResponses (codes: readonly RequestErrorCode[], extra: Record<number, ResponseHeaders> = {}): Record<number, JsonObject> {
+export function problemResponses (codes: readonly RequestErrorCode[], extra: Record<number, ResponseHeaders> = {},
+  /** Codes a route answers with another status than their usual one (a refused passkey registration: 400). */
+  statuses: Partial<Record<RequestErrorCode, number>> = {}): Record<number, JsonObject> {
   const byStatus = new Map<number, RequestErrorCode[]>()
-  for (const code of codes) byStatus.set(statusOf(code), [...byStatus.get(statusOf(code)) ?? [], code])
+  const status = (code: RequestErrorCode): number => statuses[code] ?? statusOf(code)
+  for (const code of codes) byStatus.set(status(code), [...byStatus.get(status(code)) ?? [], code])
   const responses: Record<number, JsonObject> = {}
   for (const [status, group] of byStatus) {
     responses[status] = {
       description: group.map((code) => `${code}: ${titleOf(code)}.`).join(' '),
-      headers: { ...problemHeaders(group), ...extra[status] },
+      headers: { ...problemHeaders(group, status), ...extra[status] },
       content: { 'application/problem+json': { schema: problemSchema(status, group) } }
     }
   }
@@ -117,6 +121,6 @@ export function recentAuthenticationResponses (): Record<number, JsonObject> {
  * A guarded route's problem responses: its own `codes` and the guard's (`recent`: with a recent-authentication
  * demand) in one response per status, so a 401 of the route's own (a wrong password or code) is not replaced by the guard's.
  */
-export function guardedProblemResponses (codes: readonly RequestErrorCode[], { recent = false } = {}): Record<number, JsonObject> {
-  return problemResponses([...new Set([...codes, ...AUTHENTICATE_ERRORS, ...recent ? ['FST_PWAUTH_REAUTHENTICATION_REQUIRED' as const] : []])])
+export function guardedProblemResponses (codes: readonly RequestErrorCode[], { recent = false, statuses = {} }: { recent?: boolean, statuses?: Partial<Record<RequestErrorCode, number>> } = {}): Record<number, JsonObject> {
+  return problemResponses([...new Set([...codes, ...AUTHENTICATE_ERRORS, ...recent ? ['FST_PWAUTH_REAUTHENTICATION_REQUIRED' as const] : []])], {}, statuses)
 }

@@ -119,7 +119,8 @@ export function registerPasskeyJson (app: FastifyInstance, context: PasskeyRoute
       body: RegisterPasskeyBody,
       response: {
         201: jsonResponse('Added.', PasskeyReply),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_PASSKEY_LIMIT', 'FST_PWAUTH_MFA_REQUIRED'], { recent: true })
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_PASSKEY_INVALID', 'FST_PWAUTH_PASSKEY_LIMIT', 'FST_PWAUTH_MFA_REQUIRED'],
+          { recent: true, statuses: { FST_PWAUTH_PASSKEY_INVALID: 400 } })
       }
     }
   }, async (request, reply) => {
