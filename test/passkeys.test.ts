@@ -333,3 +333,13 @@ t.test('a passkey session keeps its amr through refreshes; a step-up records the
   t.equal((await stepUp(fresh.accessToken, key)).statusCode, 204)
   t.same(decodeJwt((await refresh(fresh.refreshToken)).json().accessToken).payload.amr, ['swk', 'mfa'], 'after a passkey step-up')
 })
+
+t.test('a challenge lives passkeyTtl seconds', async (t) => {
+  const { token, register, loginOptions, post, signIn, authenticator } = await passkeyApp(t, { passkeyTtl: 1 })
+  const key = authenticator()
+  t.equal((await register(await token(), key)).statusCode, 201)
+  const options = await loginOptions()
+  await new Promise((resolve) => setTimeout(resolve, 1100))
+  t.equal((await post('/LoginPasskey', undefined, { response: key.get(options) })).statusCode, 401, 'expired')
+  t.equal((await signIn(key)).statusCode, 200, 'a fresh one works')
+})
