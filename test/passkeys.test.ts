@@ -343,3 +343,35 @@ t.test('a challenge lives passkeyTtl seconds', async (t) => {
   t.equal((await post('/LoginPasskey', undefined, { response: key.get(options) })).statusCode, 401, 'expired')
   t.equal((await signIn(key)).statusCode, 200, 'a fresh one works')
 })
+
+t.test('the guide\'s options block works as written: register, sign in, satisfy requireMfa', async (t) => {
+  const { docBlock } = await import('./helpers/docs.js')
+  const { default: Fastify } = await import('fastify')
+  const { default: passwordAuth, authenticated, MemoryAccountStore, MemoryPasskeyStore } = await import('../lib/index.js')
+  const { SECRET } = await import('./helpers/app.js')
+  const { SoftAuthenticator } = await import('./helpers/soft-authenticator.js')
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  const accounts = new MemoryAccountStore()
+  accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  // The block as written; only the PostgreSQL store is swapped for the memory one.
+  // eslint-disable-next-line no-new-func
+  const run = new Function('app', 'passwordAuth', 'accounts', 'PostgresPasskeyStore', 'pool', 'process',
+    `return (async () => { ${docBlock('example/docs/passkeys.md', 'passkeys-options').replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET')} })()`)
+  await run(app, passwordAuth, accounts, function () { return new MemoryPasskeyStore() }, {}, { env: { JWT_SECRET: SECRET } })
+  app.get('/payouts', authenticated({ requireMfa: true }, async (request) => request.account.id))
+  const post = async (url: string, token?: string, payload?: object) =>
+    await app.inject({ method: 'POST', url, headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, ...payload === undefined ? {} : { payload } })
+  const token = (await post('/Auth/Login', undefined, { email: EMAIL, password: PASSWORD })).json().accessToken
+  const key = new SoftAuthenticator({ origin: 'https://app.example.com' })
+  const options = (await post('/Auth/Passkeys/RegisterOptions', token)).json()
+  t.equal(options.rp.id, 'example.com')
+  t.equal((await post('/Auth/Passkeys', token, { response: key.create(options) })).statusCode, 201)
+  t.equal((await app.inject({ url: '/payouts', headers: { authorization: `Bearer ${token}` } })).statusCode, 401, 'a password session: no second factor')
+  const signedIn = await post('/Auth/LoginPasskey', undefined, { response: key.get((await post('/Auth/Passkeys/LoginOptions')).json()) })
+  t.equal(signedIn.statusCode, 200)
+  t.equal((await app.inject({ url: '/payouts', headers: { authorization: `Bearer ${signedIn.json().accessToken}` } })).statusCode, 200, 'a passkey session satisfies requireMfa')
+  const foreign = new SoftAuthenticator({ origin: 'https://example.org' })
+  foreign.credentials.push(key.credentials[0]!)
+  t.equal((await post('/Auth/LoginPasskey', undefined, { response: foreign.get((await post('/Auth/Passkeys/LoginOptions')).json()) })).statusCode, 401, 'an origin not listed')
+})
