@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -92,11 +93,19 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
 }
 
 const PUBLIC = new URL('../../example/public/', import.meta.url)
-const FILES = { '': ['index.html', 'text/html'], 'app.js': ['app.js', 'text/javascript'], 'app.css': ['app.css', 'text/css'] } as const
+// @simplewebauthn/browser's UMD bundle (it sets globalThis.SimpleWebAuthnBrowser), served as the page's own file.
+const WEBAUTHN_BUNDLE = new URL('../dist/bundle/index.umd.min.js', `file://${createRequire(import.meta.url).resolve('@simplewebauthn/browser')}`)
+const FILES = {
+  '': ['index.html', 'text/html'],
+  'app.js': ['app.js', 'text/javascript'],
+  'app.css': ['app.css', 'text/css'],
+  'passkeys.js': ['passkeys.js', 'text/javascript'],
+  'webauthn.js': [WEBAUTHN_BUNDLE, 'text/javascript']
+} as const
 // The app's own files only (and the set-up QR code as a data: image): no inline script or style, no other origin, no framing.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-/** The browser app: three static files, read once, under the site's prefix (`/portal` redirects to `/portal/`). */
+/** The browser app: its static files, read once, under the site's prefix (`/portal` redirects to `/portal/`). */
 async function serveBrowserApp (site: FastifyInstance, prefix: string): Promise<void> {
   for (const [path, [file, type]] of Object.entries(FILES)) {
     const body = await readFile(new URL(file, PUBLIC))

@@ -1,6 +1,8 @@
 // The demo's browser app: cookie mode, no build step. The access token lives in memory only; at page load
 // (and when the access token has expired) a Refresh, which sends the HttpOnly cookie, tells whether the
 // browser is signed in.
+import { installPasskeys } from './passkeys.js'
+
 const auth = new URL('app/Auth/', document.baseURI)
 const me = new URL('app/me', document.baseURI)
 let accessToken = null
@@ -110,6 +112,7 @@ async function showAccount () {
     : 'Off: your password alone signs you in.'
   $('mfa-on').hidden = enabled
   $('mfa-off').hidden = !enabled
+  await passkeys.listPasskeys()
   show('account')
 }
 
@@ -168,6 +171,7 @@ function signedOut (text = '') {
   accessToken = null
   show('login')
   say(text, true)
+  passkeys.offerAutofill().catch(() => {})
 }
 
 $('login').onsubmit = async (event) => {
@@ -282,6 +286,10 @@ $('reset').onsubmit = async (event) => {
   if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
   say('That did not work: try again.')
 }
+
+const passkeys = installPasskeys({
+  call, post, json, auth, say, showAccount, withRecentAuth, problemCode, $, signedIn: async (token) => { accessToken = token; await showAccount() }
+})
 
 if (linkView() !== null) show(linkView())
 else if (await refresh()) await showAccount()

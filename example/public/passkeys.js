@@ -1,0 +1,91 @@
+// Passkeys in the demo (contract §18), with @simplewebauthn/browser (webauthn.js, a global): add one after a
+// recent sign-in, list and remove them, sign in with one (also from the e-mail field's autofill), and confirm
+// it is you with one (Reauthenticate on this session).
+const { startRegistration, startAuthentication, browserSupportsWebAuthn, browserSupportsWebAuthnAutofill } = globalThis.SimpleWebAuthnBrowser
+
+/** `app`: what app.js shares: call, post, json, auth, say, showAccount, withRecentAuth, signedIn, $. */
+export function installPasskeys (app) {
+  const { call, post, json, auth, say, showAccount, withRecentAuth, signedIn, $ } = app
+  const url = (path) => new URL(path, auth)
+
+  /** A ceremony the user may cancel: null then, and a calm message (none for the autofill's, which is silent). */
+  const ceremony = async (run, quiet = false) => {
+    try {
+      return await run()
+    } catch (err) {
+      // AbortError: another ceremony replaced this one (a click while the autofill waited): nothing to say.
+      if (!quiet && err?.name !== 'AbortError') say(err?.name === 'NotAllowedError' ? 'The passkey request was cancelled.' : 'Passkeys did not work in this browser.')
+      return null
+    }
+  }
+
+  async function signInWith (optionsJSON, useBrowserAutofill = false) {
+    const response = await ceremony(async () => await startAuthentication({ optionsJSON, useBrowserAutofill }), useBrowserAutofill)
+    if (response === null) return
+    const answer = await post(url('LoginPasskey'), { response })
+    if (!answer.ok) return say(answer.status === 429 ? 'Too many attempts with this passkey: wait a little.' : 'That passkey did not work.')
+    say('')
+    await signedIn((await answer.json()).accessToken)
+  }
+
+  $('passkey-login').onclick = async () => {
+    const options = await post(url('Passkeys/LoginOptions'))
+    if (!options.ok) return say('That did not work: try again.')
+    await signInWith(await options.json())
+  }
+
+  /** Offers the browser's passkeys in the e-mail field's autofill while the sign-in form is shown. */
+  async function offerAutofill () {
+    if (!await browserSupportsWebAuthnAutofill()) return
+    const options = await post(url('Passkeys/LoginOptions'))
+    if (options.ok) await signInWith(await options.json(), true)
+  }
+
+  async function listPasskeys () {
+    const response = await call(url('Passkeys'))
+    const passkeys = response.ok ? await response.json() : []
+    $('passkeys').replaceChildren(...passkeys.map((passkey) => {
+      const item = document.createElement('li')
+      item.textContent = `${passkey.name}${passkey.backedUp ? ' (synced)' : ''} `
+      const when = document.createElement('small')
+      when.textContent = passkey.lastUsedAt === null ? 'never used' : `last used ${new Date(passkey.lastUsedAt).toLocaleString()}`
+      item.append(when)
+      const remove = document.createElement('button')
+      remove.type = 'button'
+      remove.className = 'secondary'
+      remove.textContent = 'Remove'
+      remove.onclick = async () => {
+        const removed = await withRecentAuth(async () => await call(url(`Passkeys/${encodeURIComponent(passkey.id)}`), { method: 'DELETE' }))
+        say(removed.ok ? 'The passkey is removed.' : 'That did not work.', removed.ok)
+        await showAccount()
+      }
+      item.append(remove)
+      return item
+    }))
+  }
+
+  $('passkey-add').onclick = async () => {
+    const options = await withRecentAuth(async () => await call(url('Passkeys/RegisterOptions'), json()))
+    if (!options.ok) return say(await app.problemCode(options) === 'FST_PWAUTH_MFA_REQUIRED' ? 'Sign in with your code first.' : 'That did not work.')
+    const response = await ceremony(async () => await startRegistration({ optionsJSON: await options.json() }))
+    if (response === null) return
+    const added = await call(url('Passkeys'), json({ response, name: navigator.platform || 'Passkey' }))
+    say(added.ok ? 'Your passkey is added.' : added.status === 409 ? 'You have as many passkeys as allowed: remove one first.' : 'That passkey was not accepted.', added.ok)
+    await showAccount()
+  }
+
+  $('passkey-stepup').onclick = async () => {
+    const options = await call(url('Passkeys/ReauthOptions'), json())
+    if (!options.ok) return say('That did not work.')
+    const passkey = await ceremony(async () => await startAuthentication({ optionsJSON: await options.json() }))
+    if (passkey === null) return
+    const confirmed = await call(url('Reauthenticate'), json({ passkey }))
+    say(confirmed.ok ? 'Confirmed: you can change your settings for a few minutes.' : 'That passkey did not work.', confirmed.ok)
+  }
+
+  const supported = browserSupportsWebAuthn()
+  $('passkey-login').hidden = !supported
+  $('passkey-add').hidden = !supported
+  $('passkey-stepup').hidden = !supported
+  return { listPasskeys, offerAutofill }
+}
