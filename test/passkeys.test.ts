@@ -375,3 +375,33 @@ t.test('the guide\'s options block works as written: register, sign in, satisfy 
   foreign.credentials.push(key.credentials[0]!)
   t.equal((await post('/Auth/LoginPasskey', undefined, { response: foreign.get((await post('/Auth/Passkeys/LoginOptions')).json()) })).statusCode, 401, 'an origin not listed')
 })
+
+t.test('an unknown credential and a known one are refused in the same time (the unknown one is checked against a decoy key)', async (t) => {
+  const { token, register, post, loginOptions, authenticator } = await passkeyApp(t, { passkeys: { ...PASSKEYS, max: 100 } })
+  const known = authenticator()
+  t.equal((await register(await token(), known)).statusCode, 201)
+  const stranger = authenticator()
+  const unknownKey = { ...known.credentials[0]!, id: 'BBBBBBBBBBBBBBBBBBBBBB' }
+  // A signature made by another key: verification runs, and fails, for both.
+  const forged = { privateKey: (await import('node:crypto')).generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey }
+  const timeOf = async (response: Record<string, unknown>): Promise<number> => {
+    const start = process.hrtime.bigint()
+    const answer = await post('/LoginPasskey', undefined, { response })
+    t.equal(answer.statusCode, 401)
+    return Number(process.hrtime.bigint() - start) / 1e6
+  }
+  const knownTimes: number[] = []
+  const unknownTimes: number[] = []
+  // Failures count per credential: each known attempt from a fresh copy of the credential id would be throttled after 5,
+  // so the known credential's attempts are spread over fresh registrations.
+  for (let i = 0; i < 16; i++) {
+    const key = authenticator()
+    t.equal((await register(await token(), key)).statusCode, 201)
+    const bad = { ...key.credentials[0]!, privateKey: forged.privateKey }
+    unknownTimes.push(await timeOf(stranger.get(await loginOptions(), {}, { ...unknownKey, id: `${'C'.repeat(21)}${'ABCDEFGHIJKLMNOP'[i]}` })))
+    knownTimes.push(await timeOf(key.get(await loginOptions(), {}, bad)))
+  }
+  const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!
+  const [k, u] = [median(knownTimes.slice(2)), median(unknownTimes.slice(2))]
+  t.ok(Math.abs(k - u) < Math.max(k, u) * 0.35 + 1, `known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`)
+})
