@@ -132,7 +132,8 @@ await app.register(passwordAuth, { accounts })
 
 // Sign-up and password reset: the messages are typed, their token optional.
 const deliver = async (message: PasswordAuthMessage): Promise<void> => {
-  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed' = message.type
+  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
+    | 'passkey_added' | 'passkey_removed' = message.type
   const link: string | undefined = message.token === undefined ? undefined : `https://app.example.com/#token=${message.token}`
   console.log(kind, message.to, link, message.expiresAt?.toFixed())
 }
