@@ -405,3 +405,31 @@ t.test('an unknown credential and a known one are refused in the same time (the 
   const [k, u] = [median(knownTimes.slice(2)), median(unknownTimes.slice(2))]
   t.ok(Math.abs(k - u) < Math.max(k, u) * 0.35 + 1, `known ${k.toFixed(2)} ms, unknown ${u.toFixed(2)} ms`)
 })
+
+t.test('a clientDataJSON that is not JSON, or not an object, is refused; a store failure answers 503 and counts nothing', async (t) => {
+  const { MemoryPasskeyStore } = await import('../lib/index.js')
+  const store = new MemoryPasskeyStore()
+  let failing = false
+  const flaky = new Proxy(store, {
+    get (target, name) {
+      const value = Reflect.get(target, name)
+      return typeof value === 'function' ? async (...args: unknown[]) => { if (failing && name === 'get') throw new Error('store down'); return await value.apply(target, args) } : value
+    }
+  })
+  const { token, register, loginOptions, post, authenticator, signIn } = await passkeyApp(t, { passkeyStore: flaky })
+  const key = authenticator()
+  t.equal((await register(await token(), key)).statusCode, 201)
+  for (const clientDataJSON of [Buffer.from('not json').toString('base64url'), Buffer.from('42').toString('base64url'), Buffer.from('{"challenge":7}').toString('base64url')]) {
+    const response = key.get(await loginOptions()) as { response: Record<string, unknown> }
+    const answer = await post('/LoginPasskey', undefined, { response: { ...response, response: { ...response.response, clientDataJSON } } })
+    t.equal(answer.statusCode, 401, clientDataJSON)
+  }
+  failing = true
+  for (let i = 0; i < 6; i++) {
+    const down = await signIn(key)
+    t.equal(down.statusCode, 503)
+    t.equal(down.json().code, 'FST_PWAUTH_UNAVAILABLE')
+  }
+  failing = false
+  t.equal((await signIn(key)).statusCode, 200, 'the failures of the outage were not counted against the passkey')
+})
