@@ -71,6 +71,22 @@ export interface AccountStore {
    * address exactly one succeeds. Needed by registration only.
    */
   create? (account: NewAccountRecord): Promise<StoredAccount | null>
+  /**
+   * Moves the account to `newEmail` (normalised) if it still has `expectedEmail` and `expectedCredentialVersion`,
+   * atomically; the credential version stays. Resolves false, changing nothing, if either moved, the account is
+   * gone, or another account holds `newEmail`: of concurrent changes of one account exactly one wins. Needed by
+   * e-mail change (the `account` option's `emailChange`).
+   */
+  updateEmail? (change: EmailUpdate): Promise<boolean>
+  /** Removes the account; resolves whether it existed. Needed by account deletion (the `account` option's `deletion`). */
+  delete? (id: string): Promise<boolean>
+}
+
+export interface EmailUpdate {
+  id: string
+  expectedEmail: string
+  expectedCredentialVersion: number
+  newEmail: string
 }
 
 /** The lifetimes of sessions, passed on every call so stores hold no configuration of their own. */
