@@ -5,6 +5,10 @@ export type SessionEndReason =
   | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
   /** Two factors were turned on or off in another session. */
   | 'mfa_changed'
+  /** The account was deleted (DeleteAccount), or its address changed or was reverted (other sessions end). */
+  | 'account_deleted' | 'email_changed'
+  /** An admin acted on the account (fastify.passwordAuth.admin). */
+  | 'ended_by_admin'
 
 export type LoginFailureReason =
   | 'unknown_account'

@@ -186,6 +186,11 @@ export interface SessionStore {
   endAll (accountId: string, reason: SessionEndReason): Promise<string[]>
   /** The account's live sessions, oldest first. */
   list (accountId: string): Promise<SessionInfo[]>
+  /**
+   * Removes every record of the account's sessions, live and ended alike, and resolves the ids of those that
+   * were live. Needed by account deletion: nothing of a deleted account stays behind.
+   */
+  forget? (accountId: string): Promise<string[]>
 }
 
 /** The per-key failure policy, passed on every call so stores hold no configuration of their own. */
@@ -238,6 +243,8 @@ export interface AttemptStore {
    * block (event `login.blocked`). A store that resolves nothing works, without those events.
    */
   settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number | void>
+  /** Forgets the key: its failures, its block and its open reservations. Needed by `admin.unblock` and account deletion. */
+  clear? (key: string): Promise<void>
 }
 
 /**
@@ -269,6 +276,8 @@ export interface OneTimeTokenStore {
   find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
   /** Removes and resolves that same token: of concurrent callers exactly one gets it, the others null. */
   consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+  /** Removes whatever `slot` holds. Needed by account deletion: the account's tokens go with it. */
+  remove? (slot: string): Promise<void>
 }
 
 /** An account's second factor as the store holds it: nothing in it yields a code without the server's keys. */
