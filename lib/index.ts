@@ -32,6 +32,7 @@ export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
 export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
 export { MemoryMfaStore } from './stores/memory/mfa.js'
+export { MemoryActivityStore, type MemoryActivityStoreOptions } from './stores/memory/activity.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './common/errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
@@ -47,9 +48,10 @@ export type { PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type { DecoratorOptions } from './guard/options.js'
 export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason,
-  VerificationFailureReason
+  VerificationFailureReason, PasswordRoute, ResetRequiredReason
 } from './common/events.js'
 export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
-  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy
+  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy,
+  ActivityRecord, ActivityStore, EmailUpdate
 } from './stores/types.js'

@@ -39,11 +39,15 @@
  * A guarded host request: guard/authenticate.ts → guard/token-check.ts (tokens/, stores/) → your handler.
  */
 import type { FastifyInstance } from 'fastify'
+import { recordActivity } from './account/activity.js'
+import { createAdmin, type AdminApi } from './account/admin.js'
+import { accountPasskeys } from './account/passkeys.js'
 import { createEventEmitter } from './common/events.js'
 import { installGuard } from './guard/options.js'
 import { warnAboutHostSettings } from './http/host-settings.js'
 import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
+import { createResetLinks } from './messages/reset-links.js'
 import { createMfa } from './mfa/options.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import type { HashingStats } from './password/hasher.js'
@@ -61,6 +65,8 @@ export interface PasswordAuthDecorator {
   stats (): HashingStats
   /** Sessions: start one for an account you authenticated, list, end one or all. */
   sessions: SessionApi
+  /** What support staff may do to an account (contract §22): never set or see a password. */
+  admin: AdminApi
 }
 
 /** Checks the options, then has each room build its parts from its own, and hands each part to the rooms that use it. */
@@ -69,7 +75,9 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { accounts, realm } = config
   const { log } = fastify
   const storeCall = createStoreCall(config.storeTimeout)
-  const emit = createEventEmitter(config.onEvent, log)
+  const { activity } = config.account
+  // Every event naming an account is kept for admin.activity(), then handed to the host's onEvent.
+  const emit = createEventEmitter(recordActivity(activity, config.onEvent, log), log)
   const answerError = createErrorHandler(createProblemSender(realm))
   const { keyRing, accessTokens, oneTimeTokens } = createTokens(config.tokens, storeCall)
   installGuard(fastify, config.decorators, { accessTokens, accounts, sessions: config.sessions.store, storeCall, answerError, realm })
@@ -87,10 +95,26 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   fastify.addHook('onClose', async () => { await password.hasher.close() })
   const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
   const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy })
+  const passwordReset = config.routes.passwordReset
+  const resetLinks = passwordReset === undefined ? undefined : createResetLinks({ oneTimeTokens, outbox, mailLimit, ttlMs: passwordReset.ttlMs })
+  const passkeys = accountPasskeys()
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
-    sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh })
+    sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
+    admin: createAdmin({
+      accounts,
+      storeCall,
+      emit,
+      log,
+      sessionService,
+      throttle: attemptThrottle,
+      activity,
+      passkeys,
+      sendResetLink: resetLinks === undefined ? undefined : async (caller, account) => await resetLinks.send(caller, account),
+      forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await mfa.secondFactor.forget(caller, accountId),
+      notify: (message) => { outbox.send(undefined, message) }
+    })
   } satisfies PasswordAuthDecorator)
 
   await registerRoutes(fastify, {
@@ -110,7 +134,11 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     outbox,
     mailLimit,
     secondFactor: mfa?.secondFactor,
-    mfaTtlMs: mfa?.ttlMs ?? 0
+    mfaTtlMs: mfa?.ttlMs ?? 0,
+    resetLinks,
+    account: config.account,
+    activity,
+    passkeys
   }, {
     routes: config.routes,
     answerError,

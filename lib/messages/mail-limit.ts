@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { reserveAttempt } from '../throttle/reserve-attempt.js'
-import type { PasswordAuthMessage } from './outbox.js'
+import { MESSAGE_TYPES, type PasswordAuthMessage } from './outbox.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -47,10 +47,21 @@ export class MailLimit {
 
   /** Counts one message of `type` to `email`; false (nothing counted) when that budget is spent. */
   async take (request: FastifyRequest, email: string, type: PasswordAuthMessage['type']): Promise<boolean> {
-    const key = `mail.${type}.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}`
+    const key = this.#key(email, type)
     const message = await reserveAttempt(this.#store, this.#storeCall, request.log, key, FIXED_BUDGETS[type] ?? this.#policy)
     if (!('settle' in message)) return false
     await message.settle('failure')
     return true
+  }
+
+  /** Forgets every message budget of the address (account deletion); needs an attempt store with clear(). */
+  async forget (caller: { log: FastifyBaseLogger }, email: string): Promise<void> {
+    const store = this.#store
+    if (store.clear === undefined) return
+    for (const type of MESSAGE_TYPES) await this.#storeCall(caller.log, 'attempts.clear', async () => { await store.clear!(this.#key(email, type)) })
+  }
+
+  #key (email: string, type: PasswordAuthMessage['type']): string {
+    return `mail.${type}.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}`
   }
 }

@@ -6,7 +6,7 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
-import { refuseCode, refusePassword } from './refusals.js'
+import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor } = context
@@ -37,6 +37,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
 
     const deviceId = knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, currentPassword, deviceId)
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'password.change_failed', reason: 'throttled', email, device: result.device }

@@ -8,7 +8,7 @@ import { documentedTokenReply, LoginBody, MfaChallengeReply } from '../http/sche
 import type { StoredAccount } from '../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
-import { refusePassword } from './refusals.js'
+import { refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
@@ -56,6 +56,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     const email = normalizeEmail(request.body.email)
     const deviceId = knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device }

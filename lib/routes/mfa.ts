@@ -117,7 +117,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'pending') throw requestError('FST_PWAUTH_MFA_STATE')
     const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
     const result = await secondFactor.confirm(request, account.id, request.body.code, { deviceId })
     if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
     if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
@@ -138,7 +138,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'on') throw requestError('FST_PWAUTH_MFA_STATE')
     const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
     const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome === 'off') throw requestError('FST_PWAUTH_MFA_STATE')
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })

@@ -36,7 +36,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Reauthenticate' })
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Reauthenticate' })
     // With two factors on, a code too: this session has then proved both.
     const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Reauthenticate', account, check, { afterPassword: true })

@@ -312,3 +312,27 @@ export interface MfaStore {
   /** Removes the account's record, on or pending; true if two factors were on. */
   disable (accountId: string): Promise<boolean>
 }
+
+/**
+ * One of an account's security events as the activity store keeps it (contract §22): the plugin's event without
+ * its type, time, request and address repeated in `details`. Events never carry a password, a hash or a token.
+ */
+export interface ActivityRecord {
+  type: string
+  /** Epoch milliseconds. */
+  time: number
+  accountId: string
+  requestId?: string
+  ip?: string
+  /** The rest of the event (e-mail, reason, route, session id, acting admin…), as JSON. */
+  details: Record<string, unknown>
+}
+
+/** The accounts' recent security events, for `fastify.passwordAuth.admin.activity(id)`. */
+export interface ActivityStore {
+  add (record: ActivityRecord): Promise<void>
+  /** The account's records newer than the store's retention, newest first, at most `limit`. */
+  list (accountId: string, limit: number): Promise<ActivityRecord[]>
+  /** Removes every record of the account (account deletion). */
+  forget (accountId: string): Promise<void>
+}

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
@@ -52,6 +52,18 @@ export class AttemptThrottle {
   /** Forgets the e-mail's failures and lifts its block, as a successful login does (after a password reset). */
   async reset (request: FastifyRequest, email: string): Promise<void> {
     await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(this.#emailKey(email), randomUUID(), 'success', this.policy))
+  }
+
+  /**
+   * Forgets the e-mail's counter altogether: failures, block and open reservations (an admin's unblock, account
+   * deletion). A store without clear() gets a success, which lifts the block and forgets the failures.
+   */
+  async forget (caller: { log: FastifyBaseLogger }, email: string): Promise<void> {
+    const key = this.#emailKey(email)
+    await this.#storeCall(caller.log, 'attempts.clear', async () => {
+      if (this.#store.clear !== undefined) await this.#store.clear(key)
+      else await this.#store.settle(key, randomUUID(), 'success', this.policy)
+    })
   }
 
   #emailKey (email: string): string {

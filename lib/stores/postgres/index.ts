@@ -1,5 +1,6 @@
 /** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
 import { accountsTableSql } from './accounts-ddl.js'
+import { activityTableSql } from './activity.js'
 import { attemptsTableSql } from './attempts.js'
 import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
@@ -11,6 +12,7 @@ export type {
   PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
 } from './account-mapping.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
+export { activityTableSql, PostgresActivityStore, type PostgresActivityStoreOptions } from './activity.js'
 export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'
 export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './mfa.js'
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
@@ -24,7 +26,9 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string } = {}
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string
+  } = {}
 ): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
@@ -32,6 +36,7 @@ ${accountsTableSql(accountsTable)}
 ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
-${mfaTableSql(mfaTable)}`
+${mfaTableSql(mfaTable)}
+${activityTableSql(activityTable)}`
   })
 }
