@@ -39,6 +39,9 @@ export interface ServerConfig {
   /** AUTH_MFA_TTL: seconds a Login's second-factor challenge lives; AUTH_APP_NAME: the issuer authenticator apps show. */
   mfaTtl: number | undefined
   mfaIssuer: string
+  /** AUTH_ACCOUNT_SELF_SERVICE=off turns e-mail change, deletion and export off; AUTH_REVERT_TTL: seconds a revert link lives. */
+  accountSelfService: boolean
+  revertTtl: number | undefined
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -93,6 +96,8 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
     mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
-    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
+    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    accountSelfService: onOff(env, 'AUTH_ACCOUNT_SELF_SERVICE', 'on'),
+    revertTtl: integer(env, 'AUTH_REVERT_TTL', 1, 30 * 86_400)
   }
 }

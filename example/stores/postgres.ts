@@ -132,7 +132,7 @@
 //   );
 // postgres-schema:end
 import pg from 'pg'
-import { createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { createPostgresSchema, PostgresAccountStore, PostgresActivityStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
 export async function postgresStores (connectionString: string, logError: StoreLogger): Promise<ServerStores> {
@@ -153,6 +153,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
     attempts: new PostgresAttemptStore({ pool }),
     oneTimeTokens: new PostgresOneTimeTokenStore({ pool }),
     mfa: new PostgresMfaStore({ pool }),
+    activity: new PostgresActivityStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }
