@@ -9,7 +9,6 @@ const GUIDE = 'example/docs/account.md'
 /** A block of the guide as JavaScript (its TypeScript types stripped). */
 const guideBlock = (name: string): string =>
   ts.transpileModule(docBlock(GUIDE, name), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText
-// eslint-disable-next-line @typescript-eslint/no-empty-function
 const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<unknown>
 
 t.test('the account guide\'s options and admin calls run as written', async (t) => {

@@ -22,7 +22,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
         204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
         ...problemResponses([
           ...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
-          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE'
+          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'
         ])
       }
     },

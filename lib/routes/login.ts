@@ -49,7 +49,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
           ? jsonResponse('Logged in: an access token and, with refresh on, a refresh token.', documentedReply, refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set'))
           : jsonResponse('Logged in; or, for an account with two factors on, only a challenge to answer at LoginMfa with a code.',
             Type.Union([documentedReply, MfaChallengeReply]), refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'])
       }
     }
   }, async (request, reply) => {

@@ -16,7 +16,7 @@ const RecoveryCodesReply = Type.Object({
 
 const CODE_ERRORS = [...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS'] as const
 /** Confirm and Disable: the state first, then the password, then the code; argon2 runs, so a full hashing queue sheds them. */
-const SWITCH_ERRORS = [...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_UNAVAILABLE'] as const
+const SWITCH_ERRORS = [...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'] as const
 
 /**
  * Route options of a set-up route: the guard (and, `reauthMaxAge`, a recent authentication), documented with

@@ -29,7 +29,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       body: ReauthenticateBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'])
       }
     }
   }, async (request, reply) => {
