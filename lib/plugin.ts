@@ -8,14 +8,17 @@
  *   plugin.ts    wires the rooms' parts together at registration
  *   options.ts   the plugin's options: the shared ones, then each room's door
  *   routes/      one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions, ForgotPassword,
- *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS), their shared context, the Fastify
- *                contexts they are registered in (index.ts), and the answers of refused checks (refusals.ts)
- *   guard/ password/ mfa/ messages/ (and passkeys/, account/ to come, beside mfa/)
+ *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS, ChangeEmail, VerifyEmailChange,
+ *                RevertEmailChange, DeleteAccount, Account/Export), their shared context, the Fastify contexts they are
+ *                registered in (index.ts), and the answers of refused checks (refusals.ts: refuseResetRequired too)
+ *   guard/ password/ mfa/ messages/ account/ (and passkeys/ to come, beside mfa/)
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy (a breached-password
  *                check goes here), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
  *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
+ *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
+ *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
