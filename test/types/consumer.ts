@@ -174,4 +174,3 @@ const reset: boolean = await app.passwordAuth.admin.requirePasswordReset('id', {
 // @ts-expect-error the acting admin is required
 await app.passwordAuth.admin.unblock('ada@example.com')
 console.log(records, reset)
-
