@@ -126,6 +126,16 @@ t.test('cookie tossing and cross-site requests: refused without clearing, the re
   t.equal(own.statusCode, 200, 'and a page of the request\'s own host')
 })
 
+t.test('a cookie-mode Login, LoginMfa or Refresh sets each cookie once (RFC 6265 §4.1.1)', async (t) => {
+  const { login, app } = await buildTestApp(t, { auth: { refresh: { cookie: true } } })
+  const names = (headers: Record<string, unknown>) => ([] as string[]).concat(headers['set-cookie'] as string[] ?? []).map((line) => line.split('=')[0]).sort()
+  const response = await login()
+  t.same(names(response.headers), [COOKIE.replace(/-refresh$/, '-device'), COOKIE])
+  const value = refreshCookie(response.headers)!.value as string
+  const refreshed = await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: {}, headers: { cookie: `${COOKIE}=${value}` } })
+  t.same(names(refreshed.headers), [COOKIE])
+})
+
 t.test('refresh.cookie.origins takes exact origins only', async (t) => {
   for (const origins of [['https://app.example.com/'], ['app.example.com'], 'https://app.example.com', [42]]) {
     await t.rejects(async () => { await buildTestApp(t, { auth: { refresh: { cookie: { origins } as never } } }) }, { message: /refresh\.cookie\.origins must be an array of origins/ })

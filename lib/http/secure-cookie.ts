@@ -47,10 +47,12 @@ export function isCrossSite (request: FastifyRequest, origins: readonly string[]
   }
 }
 
-/** Adds a Set-Cookie line to the reply, keeping the ones already there (a host's @fastify/cookie adds its own later). */
+/**
+ * Adds a Set-Cookie line to the reply. Fastify's reply.header() appends to set-cookie rather than replacing
+ * it, so the lines already there (the other cookie, a host's @fastify/cookie) stay, each once.
+ */
 function appendSetCookie (reply: FastifyReply, line: string): void {
-  const existing = reply.getHeader('set-cookie')
-  reply.header('set-cookie', existing === undefined ? line : [...[existing].flat().map(String), line])
+  reply.header('set-cookie', line)
 }
 
 /**
