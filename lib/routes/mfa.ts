@@ -65,7 +65,7 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor }: MfaRou
       ok: {
         200: jsonResponse('The secret for the authenticator app.', Type.Object({
           secret: Type.String({ description: 'Base32, 160 bits.' }),
-          otpauthUrl: Type.String({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…' })
+          otpauthUrl: Type.String({ description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…`' })
         }))
       },
       errors: ['FST_PWAUTH_MFA_STATE']
