@@ -85,7 +85,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     accounts, accessTokens, keyRing, storeCall, emit, log, fullPrefix: fastify.prefix + config.routes.prefix
   })
   const { attempts, attemptThrottle, knownDevices, tokenGuesses } = createThrottle(config.throttle, {
-    leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device
+    leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device, accounts
   })
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.

@@ -54,7 +54,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const deviceId = knownDevices.recognise(request, email)
+    const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
@@ -79,6 +79,6 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
       return await challenge(request, result.account)
     }
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, email, deviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, email, result.account.credentialVersion, deviceId) }
   })
 }
