@@ -70,6 +70,11 @@ export interface PasswordAuthDecorator {
   sessions: SessionApi
   /** What support staff may do to an account (contract §22): never set or see a password. */
   admin: AdminApi
+  /**
+   * Re-seals under the first key every TOTP secret an older key sealed (contract §5): run it after a rotation,
+   * before removing the old key. `unreadable`: secrets no configured key opens. Nothing to do without `mfa`.
+   */
+  reseal (): Promise<{ resealed: number, unreadable: number }>
 }
 
 /** Checks the options, then has each room build its parts from its own, and hands each part to the rooms that use it. */
@@ -91,7 +96,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     accounts, accessTokens, keyRing, storeCall, emit, log, fullPrefix: fastify.prefix + config.routes.prefix
   })
   const { attempts, attemptThrottle, knownDevices, tokenGuesses } = createThrottle(config.throttle, {
-    leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device
+    leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device, accounts
   })
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
@@ -117,7 +122,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       sendResetLink: resetLinks === undefined ? undefined : async (caller, account) => await resetLinks.send(caller, account),
       forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await mfa.secondFactor.forget(caller, accountId),
       notify: (message) => { outbox.send(undefined, message) }
-    })
+    }),
+    reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 
   await registerRoutes(fastify, {

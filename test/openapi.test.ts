@@ -36,7 +36,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   t.same(codesOf(login[401]), ['FST_PWAUTH_INVALID_CREDENTIALS'])
   t.same(codesOf(login[429]), ['FST_PWAUTH_TOO_MANY_ATTEMPTS'])
   t.same(Object.keys(login[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'refreshToken', 'refreshExpiresIn', 'deviceToken'])
-  t.match(login[401].headers, { 'WWW-Authenticate': { description: 'Bearer realm="<realm>"' } })
+  t.match(login[401].headers, { 'WWW-Authenticate': { description: '`Bearer realm="<realm>"`' } })
   for (const status of ['429', '503']) t.ok(login[status].headers['Retry-After'], `Retry-After on ${status}`)
 
   const change = document.paths['/Auth/ChangePassword'].post
@@ -48,7 +48,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
 
   const logout = document.paths['/Auth/Logout'].post
   t.same(codesOf(logout.responses[401]), ['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID'])
-  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, 'Bearer realm="<realm>" or Bearer realm="<realm>", error="invalid_token"')
+  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, '`Bearer realm="<realm>"` or `Bearer realm="<realm>", error="invalid_token"`')
   t.notOk(logout.security, 'no security requirement naming a scheme the host may not have')
   t.match(logout.description, /Authorization: Bearer <access token>/)
   t.same(codesOf(document.paths['/Auth/Refresh'].post.responses[401]), ['FST_PWAUTH_REFRESH_TOKEN_INVALID'])
@@ -165,4 +165,24 @@ t.test('account self-service documents its routes, bodies and errors; Login and 
   const exported = document.paths['/Auth/Account/Export'].get.responses[200].content['application/json'].schema
   t.same(Object.keys(exported.properties).sort(), ['account', 'host', 'mfa', 'passkeys', 'sessions'])
   for (const path of ['/Auth/Login', '/Auth/ChangePassword']) t.same(codesOf(document.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
+})
+
+t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
+  await app.ready()
+  const document = app.swagger()
+  const bare: string[] = []
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) { value.forEach(walk); return }
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, inner] of Object.entries(value)) {
+      if ((key === 'description' || key === 'summary') && typeof inner === 'string' && /<[a-z][^>]*>/i.test(inner.replace(/`[^`]*`/g, ''))) bare.push(inner)
+      walk(inner)
+    }
+  }
+  walk(document)
+  t.same(bare, [])
 })
