@@ -43,6 +43,9 @@ export interface ServerConfig {
   passkeyRpId: string
   passkeyOrigins: string[]
   passkeyTtl: number | undefined
+  /** AUTH_ACCOUNT_SELF_SERVICE=off turns e-mail change, deletion and export off; AUTH_REVERT_TTL: seconds a revert link lives. */
+  accountSelfService: boolean
+  revertTtl: number | undefined
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -96,8 +99,10 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     verifyTtl: integer(env, 'AUTH_VERIFY_TTL', 1, 30 * 86_400),
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
-    mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
+    mfaTtl: integer(env, 'AUTH_MFA_TTL', 1, 3600),
     mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    accountSelfService: onOff(env, 'AUTH_ACCOUNT_SELF_SERVICE', 'on'),
+    revertTtl: integer(env, 'AUTH_REVERT_TTL', 1, 30 * 86_400),
     passkeyRpId: text(env, 'AUTH_PASSKEY_RP_ID') ?? 'localhost',
     passkeyOrigins: (text(env, 'AUTH_PASSKEY_ORIGINS') ?? `http://localhost:${integer(env, 'PORT', 0, 65535) ?? 3000}`)
       .split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),

@@ -47,8 +47,31 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
       }
     case 'passkey_added':
       return { subject: 'A passkey was added', text: `The passkey "${message.passkeyName ?? 'Passkey'}" can now sign in to this account. If it was not you, reset your password now: a reset removes every passkey.` }
+    case 'email_change':
+      return {
+        subject: 'Confirm your new address',
+        text: `Someone asked to move an account to this address. If it was you, open this link to confirm it:\n\n${appUrl}/#email-change=${message.token!}\n\n` +
+          'If it was not you, ignore this message: nothing changes.'
+      }
+    case 'email_change_requested':
+      return {
+        subject: 'A change of address was asked for',
+        text: `Someone signed in to this account asked to move it to ${message.newEmail ?? 'another address'}. Nothing changes until that address confirms. ` +
+          `If it was not you, your password is known: change it at ${appUrl}/ now.`
+      }
+    case 'email_changed':
+      return {
+        subject: 'Your account has a new address',
+        text: `This account moved to ${message.newEmail ?? 'another address'} and every other session ended. If it was not you, take it back with a new password ` +
+          `within ${Math.round((message.expiresAt! - Date.now()) / 86_400_000)} days:\n\n${appUrl}/#email-revert=${message.token!}`
+      }
+    case 'account_deleted':
+      return { subject: 'Your account was deleted', text: 'This account and everything held of it were deleted at its owner\'s request. If it was not you, contact us.' }
     case 'passkey_removed':
-      return { subject: 'A passkey was removed', text: `The passkey "${message.passkeyName ?? 'Passkey'}" can no longer sign in to this account. If it was not you, reset your password now.` }
+      // One passkey its owner removed (it has a name), or every passkey, removed by support.
+      return message.passkeyName !== undefined
+        ? { subject: 'A passkey was removed', text: `The passkey "${message.passkeyName}" can no longer sign in to this account. If it was not you, reset your password now.` }
+        : { subject: 'Your passkeys were removed', text: 'Support removed the passkeys of this account and ended every session. Sign in with your password.' }
   }
 }
 

@@ -62,7 +62,9 @@ async function main (): Promise<void> {
         ? { idleTimeout: config.sessionIdleTtl, maxLifetime: config.sessionMaxTtl, grace: config.refreshGrace, cookie: config.refreshCookie }
         : false,
       rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false,
-      reauthMaxAge: config.reauthMaxAge
+      reauthMaxAge: config.reauthMaxAge,
+      account: config.accountSelfService ? { emailChange: true, deletion: true, export: true, revertTtl: config.revertTtl } : {},
+      ...(stores.activity === undefined ? {} : { admin: { activity: stores.activity } })
     }
   })
   app.addHook('onClose', stores.close)

@@ -32,6 +32,7 @@ export { MemoryAttemptStore } from './stores/memory/attempts.js'
 export { MemorySessionStore, type MemorySessionStoreOptions } from './stores/memory/sessions.js'
 export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
 export { MemoryMfaStore } from './stores/memory/mfa.js'
+export { MemoryActivityStore, type MemoryActivityStoreOptions } from './stores/memory/activity.js'
 export { MemoryPasskeyStore } from './stores/memory/passkeys.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './common/errors.js'
 export type { Problem } from './http/problem.js'
@@ -48,11 +49,12 @@ export type { PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type { DecoratorOptions } from './guard/options.js'
 export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason,
-  VerificationFailureReason
+  VerificationFailureReason, PasswordRoute, ResetRequiredReason
 } from './common/events.js'
 export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
-  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy
+  SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy,
+  ActivityRecord, ActivityStore, EmailUpdate
 } from './stores/types.js'
 export type { PasskeyAddResult, PasskeyStore, StoredPasskey } from './stores/types.js'
 export type { PasskeyFailureReason, PasskeyRoute } from './common/events.js'

@@ -1,3 +1,4 @@
+import { resolveAccount, type AccountPluginOptions, type ResolvedAccount } from './account/options.js'
 import type { AuthEventHandler } from './common/events.js'
 import { assert, checkHeaderText, checkKnownKeys, isInteger, isObject, PLUGIN_NAME } from './common/option-rules.js'
 import { resolveGuard, type GuardPluginOptions, type ResolvedDecorators } from './guard/options.js'
@@ -19,7 +20,7 @@ export type { HashingOptions, JwtOptions, RateLimitOptions, RefreshOptions, Thro
  * (`<room>/options.ts`); the few every room shares are here.
  */
 export interface PasswordAuthOptions extends TokensPluginOptions, SessionPluginOptions, PasswordPluginOptions, ThrottlePluginOptions,
-  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions, PasskeysPluginOptions {
+  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions, AccountPluginOptions, PasskeysPluginOptions {
   accounts: AccountStore
   /** `realm` of the WWW-Authenticate challenges, default 'fastify-password-auth'. */
   realm?: string
@@ -44,6 +45,7 @@ export interface ResolvedOptions {
   decorators: ResolvedDecorators
   /** Undefined while two factors are off. */
   mfa: ResolvedMfa | undefined
+  account: ResolvedAccount
   /** Undefined while passkeys are off. */
   passkeys: ResolvedPasskeys | undefined
 }
@@ -52,7 +54,7 @@ export interface ResolvedOptions {
 const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore',
+  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'account', 'admin',
   'passkeys', 'passkeyTtl', 'passkeyStore'
 ]
 
@@ -73,6 +75,8 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   const routes = resolveRoutes(options, { canDeliver: messages.deliver !== undefined, accounts })
   const password = resolvePassword(options, storeTimeout)
   const tokens = resolveTokens(options)
+  const sessions = resolveSessions(options, tokens.accessToken.expiresIn)
+  const throttle = resolveThrottle(options)
   return {
     accounts,
     realm,
@@ -82,10 +86,16 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     routes,
     password,
     tokens,
-    sessions: resolveSessions(options, tokens.accessToken.expiresIn),
-    throttle: resolveThrottle(options),
+    sessions,
+    throttle,
     decorators: resolveGuard(options),
     mfa: resolveMfa(options, realm),
+    account: resolveAccount(options, {
+      canDeliver: messages.deliver !== undefined,
+      accounts,
+      verifyTtl: options.verifyTtl ?? 86_400,
+      stores: { sessions: sessions.store, oneTimeTokens: tokens.oneTimeTokenStore, attempts: throttle.attempts }
+    }),
     passkeys: resolvePasskeys(options)
   }
 }

@@ -31,12 +31,12 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   const document = await hostDocument(t)
   await expectValid(t, document)
   const login = document.paths['/Auth/Login'].post.responses
-  t.same(Object.keys(login).sort(), ['200', '400', '401', '413', '415', '429', '503'])
+  t.same(Object.keys(login).sort(), ['200', '400', '401', '403', '413', '415', '429', '503'])
   t.same(codesOf(login[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY'])
   t.same(codesOf(login[401]), ['FST_PWAUTH_INVALID_CREDENTIALS'])
   t.same(codesOf(login[429]), ['FST_PWAUTH_TOO_MANY_ATTEMPTS'])
   t.same(Object.keys(login[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'refreshToken', 'refreshExpiresIn', 'deviceToken'])
-  t.match(login[401].headers, { 'WWW-Authenticate': { description: 'Bearer realm="<realm>"' } })
+  t.match(login[401].headers, { 'WWW-Authenticate': { description: '`Bearer realm="<realm>"`' } })
   for (const status of ['429', '503']) t.ok(login[status].headers['Retry-After'], `Retry-After on ${status}`)
 
   const change = document.paths['/Auth/ChangePassword'].post
@@ -48,7 +48,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
 
   const logout = document.paths['/Auth/Logout'].post
   t.same(codesOf(logout.responses[401]), ['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID'])
-  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, 'Bearer realm="<realm>" or Bearer realm="<realm>", error="invalid_token"')
+  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, '`Bearer realm="<realm>"` or `Bearer realm="<realm>", error="invalid_token"`')
   t.notOk(logout.security, 'no security requirement naming a scheme the host may not have')
   t.match(logout.description, /Authorization: Bearer <access token>/)
   t.same(codesOf(document.paths['/Auth/Refresh'].post.responses[401]), ['FST_PWAUTH_REFRESH_TOKEN_INVALID'])
@@ -164,4 +164,48 @@ t.test('passkeys document their routes, bodies and errors', async (t) => {
   t.ok(document.paths['/Auth/Reauthenticate'].post.requestBody.content['application/json'].schema.properties.passkey, 'Reauthenticate takes a passkey')
   t.ok(document.paths['/Auth/LoginMfa'].post.requestBody.content['application/json'].schema.properties.passkey, 'LoginMfa takes a passkey')
   t.same(document.paths['/Auth/LoginMfa'].post.requestBody.content['application/json'].schema.required, ['mfaToken'])
+})
+
+t.test('account self-service documents its routes, bodies and errors; Login and ChangePassword their 403', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), deliver: () => {}, passwordReset: true, account: { emailChange: true, deletion: true, export: true } })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  const change = document.paths['/Auth/ChangeEmail'].post
+  t.same(change.requestBody.content['application/json'].schema.required, ['newEmail'])
+  t.ok(change.responses[202], '202 documented')
+  t.notOk(change.responses[202].content, '202: no body')
+  t.ok(codesOf(change.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'))
+  t.ok(codesOf(change.responses[401]).includes('FST_PWAUTH_MFA_REQUIRED'))
+  t.same(codesOf(document.paths['/Auth/VerifyEmailChange'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID'])
+  const revert = document.paths['/Auth/RevertEmailChange'].post
+  t.same(revert.requestBody.content['application/json'].schema.required, ['token', 'newPassword', 'confirmNewPassword'])
+  t.ok(codesOf(revert.responses[400]).includes('FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID'))
+  t.same(codesOf(document.paths['/Auth/DeleteAccount'].post.responses[409]), ['FST_PWAUTH_DELETE_REFUSED'])
+  const exported = document.paths['/Auth/Account/Export'].get.responses[200].content['application/json'].schema
+  t.same(Object.keys(exported.properties).sort(), ['account', 'host', 'mfa', 'passkeys', 'sessions'])
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword']) t.same(codesOf(document.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
+})
+
+t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
+  await app.ready()
+  const document = app.swagger()
+  const bare: string[] = []
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) { value.forEach(walk); return }
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, inner] of Object.entries(value)) {
+      if ((key === 'description' || key === 'summary') && typeof inner === 'string' && /<[a-z][^>]*>/i.test(inner.replace(/`[^`]*`/g, ''))) bare.push(inner)
+      walk(inner)
+    }
+  }
+  walk(document)
+  t.same(bare, [])
 })

@@ -8,7 +8,8 @@ const me = new URL('app/me', document.baseURI)
 let accessToken = null
 
 const $ = (id) => document.getElementById(id)
-const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable']
+const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable',
+  'change-email', 'email-change-confirm', 'email-revert', 'delete']
 const show = (id) => { for (const view of VIEWS) $(view).hidden = view !== id }
 const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
 const problemCode = async (response) => (await response.clone().json().catch(() => ({}))).code
@@ -232,7 +233,8 @@ $('forgot').onsubmit = async (event) => {
 const fragment = (name) => new URLSearchParams(window.location.hash.slice(1)).get(name)
 const resetToken = () => fragment('token')
 const verifyToken = () => fragment('verify')
-const linkView = () => resetToken() !== null ? 'reset' : verifyToken() !== null ? 'verify' : null
+const LINKS = { token: 'reset', verify: 'verify', 'email-change': 'email-change-confirm', 'email-revert': 'email-revert' }
+const linkView = () => Object.entries(LINKS).find(([name]) => fragment(name) !== null)?.[1] ?? null
 window.onhashchange = () => { if (linkView() !== null) { say(''); show(linkView()) } }
 
 $('register-link').onclick = () => { $('register').email.value = $('login').email.value; show('register'); say('') }
@@ -290,6 +292,55 @@ $('reset').onsubmit = async (event) => {
 const passkeys = installPasskeys({
   call, post, json, auth, say, showAccount, withRecentAuth, problemCode, $, signedIn: async (token) => { accessToken = token; await showAccount() }
 })
+$('email-change').onclick = () => { say(''); show('change-email') }
+$('change-email-cancel').onclick = async () => { $('change-email').reset(); say(''); await showAccount() }
+
+$('change-email').onsubmit = async (event) => {
+  event.preventDefault()
+  const newEmail = new FormData($('change-email')).get('newEmail')
+  const response = await withRecentAuth(async () => await call(new URL('ChangeEmail', auth), json({ newEmail })))
+  if (response.status !== 202) return say(response.status === 429 ? 'Too many requests: wait a little.' : 'That did not work: check the address.')
+  $('change-email').reset()
+  say('Check the new mailbox: a link to confirm it is on its way. Nothing changes until you open it.', true)
+  await showAccount()
+}
+
+/** After a link was used: the token leaves the address bar. */
+const forgetLink = () => { window.history.replaceState(null, '', window.location.pathname) }
+
+$('email-change-confirm').onsubmit = async (event) => {
+  event.preventDefault()
+  const response = await post(new URL('VerifyEmailChange', auth), { token: fragment('email-change') })
+  forgetLink()
+  if (response.status !== 204) return signedOut('This link is not valid any more: ask for a new change.')
+  if (await refresh()) { say('Your account has its new address.', true); return await showAccount() }
+  signedOut('Your account has its new address: sign in with it.')
+}
+
+$('email-revert').onsubmit = async (event) => {
+  event.preventDefault()
+  const form = new FormData($('email-revert'))
+  const response = await post(new URL('RevertEmailChange', auth), { token: fragment('email-revert'), newPassword: form.get('newPassword'), confirmNewPassword: form.get('confirmNewPassword') })
+  if (response.status === 204) {
+    forgetLink()
+    $('email-revert').reset()
+    return signedOut('Your account is yours again, at its old address: sign in with the new password.')
+  }
+  const problem = await response.json().catch(() => ({}))
+  if (problem.code === 'FST_PWAUTH_PASSWORD_MISMATCH') return say('The two passwords differ.')
+  if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
+  say('This link is not valid any more.')
+}
+
+$('delete-account').onclick = () => { say(''); show('delete') }
+$('delete-cancel').onclick = async () => { say(''); await showAccount() }
+
+$('delete').onsubmit = async (event) => {
+  event.preventDefault()
+  const response = await withRecentAuth(async () => await call(new URL('DeleteAccount', auth), { method: 'POST' }))
+  if (response.status !== 204) return say(response.status === 409 ? (await response.json()).detail : 'That did not work: try again.')
+  signedOut('Your account is deleted.')
+}
 
 if (linkView() !== null) show(linkView())
 else if (await refresh()) await showAccount()

@@ -166,7 +166,8 @@
 // postgres-schema:end
 import pg from 'pg'
 import {
-  createPostgresSchema, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresPasskeyStore, PostgresSessionStore
+  createPostgresSchema, PostgresAccountStore, PostgresActivityStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresPasskeyStore,
+  PostgresSessionStore
 } from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
@@ -189,6 +190,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
     oneTimeTokens: new PostgresOneTimeTokenStore({ pool }),
     mfa: new PostgresMfaStore({ pool }),
     passkeys: new PostgresPasskeyStore({ pool }),
+    activity: new PostgresActivityStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }

@@ -1,4 +1,4 @@
-import type { AccountStore, AttemptStore, MfaStore, OneTimeTokenStore, PasskeyStore, SessionStore } from '../../lib/index.js'
+import type { AccountStore, ActivityStore, AttemptStore, MfaStore, OneTimeTokenStore, PasskeyStore, SessionStore } from '../../lib/index.js'
 import type { AccountSeed } from '../accounts-file.js'
 
 /** The stores the example server runs on, and what it needs to manage them. */
@@ -13,6 +13,8 @@ export interface ServerStores {
   mfa: MfaStore
   /** Passkeys: with the accounts, in the durable store, for the same reason. */
   passkeys: PasskeyStore
+  /** The accounts' security events for admin.activity(); undefined means the plugin's in-memory ring. */
+  activity?: ActivityStore
   /** An ioredis client for the per-IP limit, so instances share it. */
   rateLimitRedis?: object
   /** Adds accounts that do not exist yet (idempotent). `passwordHash` is already computed. */

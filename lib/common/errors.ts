@@ -80,6 +80,14 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_UNAVAILABLE: {
     status: 503, title: 'Service unavailable', detail: 'The service is temporarily unable to handle the request. Try again later.', retryAfter: true
   },
+  FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID: {
+    status: 400, title: 'E-mail change link not valid', detail: 'This link is not valid any more: it was used, replaced or expired, the account changed since, or the address has an account.'
+  },
+  FST_PWAUTH_PASSWORD_RESET_REQUIRED: {
+    status: 403, title: 'Password reset required', detail: 'This password may not be used any more. A link to set a new one is on its way to the account\'s address.'
+  },
+  // `%s`: the host's own detail (its beforeDelete's answer).
+  FST_PWAUTH_DELETE_REFUSED: { status: 409, title: 'Account cannot be deleted', detail: '%s' },
   FST_PWAUTH_PASSKEY_INVALID: {
     status: 401, title: 'Passkey not accepted', detail: 'The passkey response was not accepted. Ask for new options and try again.', challenge: 'bearer'
   },

@@ -5,6 +5,10 @@ export type SessionEndReason =
   | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
   /** Two factors were turned on or off in another session. */
   | 'mfa_changed'
+  /** The account was deleted (DeleteAccount), or its address changed or was reverted (other sessions end). */
+  | 'account_deleted' | 'email_changed'
+  /** An admin acted on the account (fastify.passwordAuth.admin). */
+  | 'ended_by_admin'
 
 export type LoginFailureReason =
   | 'unknown_account'
@@ -24,6 +28,12 @@ export type ChangeFailureReason =
  * one its registration chose, or the address got an account meanwhile.
  */
 export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
+
+/** The routes that verify the account's current password. */
+export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable'
+
+/** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
+export type ResetRequiredReason = 'admin' | 'breached'
 
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
@@ -122,6 +132,25 @@ export type AuthEventDetails =
   | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
+  /**
+   * The password verified but may not be used (403 PASSWORD_RESET_REQUIRED): `admin`, an admin required a reset
+   * (requirePasswordReset); `breached`, the password is known to be breached. A reset link goes out after the answer.
+   */
+  | { type: 'password.reset_required', route: PasswordRoute, reason: ResetRequiredReason, accountId: string, email: string }
+  /**
+   * ChangeEmail, after its answer: a link went to the new address (`sent`), its owner was told (`account_exists`),
+   * or nothing went out and why. The same 202 was answered in every case. `to` is never the new address (it may be another's).
+   */
+  | { type: 'account.email_change_requested', accountId: string, email: string, outcome: 'sent' | 'account_exists' | 'own_address' | 'limited' }
+  /** VerifyEmailChange moved the account to `email` from `previousEmail`; RevertEmailChange moved it back (`reverted`). */
+  | { type: 'account.email_changed' | 'account.email_reverted', accountId: string, email: string, previousEmail: string }
+  | { type: 'account.email_change_failed', route: 'VerifyEmailChange' | 'RevertEmailChange', reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string }
+  /** DeleteAccount removed the account and everything of it; `refused`: the host's beforeDelete said no. */
+  | { type: 'account.deleted' | 'account.delete_refused', accountId: string, email: string }
+  | { type: 'account.exported', accountId: string }
+  /** An admin of the host acted on the account (fastify.passwordAuth.admin); `admin` is who, as the host named them. */
+  | { type: 'admin.password_reset_required' | 'admin.second_factor_reset' | 'admin.passkeys_removed', admin: string, accountId: string, sessionsEnded: number }
+  | { type: 'admin.unblocked', admin: string, email: string }
   /** A passkey was added (`synced`: backup eligible). Its id is the public credential id. */
   | { type: 'passkey.registered', accountId: string, passkeyId: string, synced: boolean }
   /** Passkeys were removed: by their owner, by a password reset, or by the host. */
@@ -177,6 +206,18 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'mfa.enabled': 'info',
   'mfa.disabled': 'info',
   'mfa.recovery_codes_replaced': 'info',
+  'password.reset_required': 'warn',
+  'account.email_change_requested': 'info',
+  'account.email_changed': 'info',
+  'account.email_reverted': 'warn',
+  'account.email_change_failed': 'info',
+  'account.deleted': 'info',
+  'account.delete_refused': 'info',
+  'account.exported': 'info',
+  'admin.password_reset_required': 'info',
+  'admin.second_factor_reset': 'info',
+  'admin.passkeys_removed': 'info',
+  'admin.unblocked': 'info',
   'passkey.registered': 'info',
   'passkey.removed': 'info',
   'passkey.used': 'info',

@@ -130,7 +130,7 @@ export const RefreshBody = Type.Object({
 export const RefreshCookieBody = Type.Object({})
 
 const TOKEN_REPLY = {
-  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as "Authorization: Bearer <token>".' }),
+  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as `Authorization: Bearer <token>`.' }),
   tokenType: Type.Literal('Bearer'),
   expiresIn: Type.Integer({ description: 'Seconds until the access token expires.' })
 }
@@ -161,3 +161,19 @@ export function documentedTokenReply ({ refresh, cookie, device = false }: { ref
   if (device && !cookie) properties.deviceToken = DEVICE_TOKEN
   return Type.Object(properties)
 }
+
+/** ChangeEmail's body (contract §19). */
+export const ChangeEmailBody = Type.Object({
+  newEmail: Type.String({ pattern: EMAIL_PATTERN, description: 'The address to move the account to; every address gets the same answer.', examples: ['ada@example.net'] })
+})
+
+export const VerifyEmailChangeBody = Type.Object({
+  token: linkToken('The token of the link the email_change message carried to the new address.')
+})
+
+/** RevertEmailChange's body: the token the old address got, and a new password (the old one is in other hands). */
+export const RevertEmailChangeBody = Type.Object({
+  token: linkToken('The token of the link the email_changed message carried to the old address.'),
+  newPassword: password('The new password; must satisfy the password policy.'),
+  confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+})

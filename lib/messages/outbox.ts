@@ -2,13 +2,23 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import type { EmitEvent } from '../common/events.js'
 
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
+/** Every type of message, in the order they came. */
+export const MESSAGE_TYPES = [
+  'password_reset', 'password_changed', 'verify_email', 'account_exists', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed',
+  // Account self-service (contract §19): the link to a new address, the notice to the old one, the revert link, the goodbye.
+  'email_change', 'email_change_requested', 'email_changed', 'account_deleted',
+  // A passkey added or removed by its owner (contract §18), or every one by an admin's removePasskeys (§22).
+  'passkey_removed', 'passkey_added'
+] as const
+
 export interface PasswordAuthMessage {
-  type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
-    | 'passkey_added' | 'passkey_removed'
+  type: typeof MESSAGE_TYPES[number]
   /** The account's normalised e-mail address. */
   to: string
-  /** The one-time token to put in a link (password_reset, verify_email). Reaches `deliver` and nothing else. */
+  /** The one-time token to put in a link (password_reset, verify_email, email_change, email_changed). Reaches `deliver` and nothing else. */
   token?: string
+  /** email_change_requested: the new address, masked (`a***@example.net`): the old address learns of the change, not where to. */
+  newEmail?: string
   /** Epoch milliseconds the token dies at. */
   expiresAt?: number
   accountId?: string
@@ -23,7 +33,8 @@ export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<vo
  * bulk messages (links, account_exists) can neither fill it nor hold every `deliver` call.
  */
 export const SECURITY_NOTICES: ReadonlySet<string> = new Set([
-  'password_changed', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed', 'email_changed', 'passkey_added', 'passkey_removed', 'new_device_login'
+  'password_changed', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed', 'email_changed', 'passkey_added', 'passkey_removed', 'new_device_login',
+  'email_change_requested', 'account_deleted'
 ])
 
 /** Messages waiting for `deliver` at most, per lane (beyond them a message is dropped, with an event). */

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import { createHash, randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
 import { reserveAttempt, retryAfterSeconds, type ReservedAttempt } from '../throttle/reserve-attempt.js'
@@ -103,7 +103,37 @@ export class SecondFactor {
    */
   async enrolment (request: FastifyRequest, accountId: string): Promise<string | null> {
     const record = await this.#get(request, accountId)
-    return record?.enabled === true ? record.secret : null
+    return record?.enabled === true ? this.#fingerprint(accountId, record.secret) : null
+  }
+
+  /** The enrolment of a sealed secret: its plaintext's hash, so re-sealing it (another key, another IV) is no new enrolment. */
+  #fingerprint (accountId: string, sealed: string): string {
+    const secret = this.#box.open(accountId, sealed)
+    return secret === null ? sealed : createHash('sha256').update(`${accountId}\0${secret}`).digest('base64url')
+  }
+
+  /**
+   * Re-seals under the first key every secret an older key sealed (`passwordAuth.reseal()`, before a key is
+   * removed). `resealed`: how many were; `unreadable`: how many no configured key opens (sealed under a key
+   * already removed: those accounts must set two factors up again).
+   */
+  async resealAll (): Promise<{ resealed: number, unreadable: number }> {
+    let resealed = 0
+    let unreadable = 0
+    for await (const { accountId, secret } of this.#store.secrets()) {
+      if (this.#box.isCurrent(secret)) continue
+      const result = await this.#reseal(accountId, secret)
+      if (result === null) unreadable++
+      else if (result) resealed++
+    }
+    return { resealed, unreadable }
+  }
+
+  /** Re-seals one secret under the first key: true if it did, false if the record changed meanwhile, null if no key opens it. */
+  async #reseal (accountId: string, sealed: string): Promise<boolean | null> {
+    const secret = this.#box.open(accountId, sealed)
+    if (secret === null) return null
+    return await this.#store.reseal(accountId, sealed, this.#box.seal(accountId, secret))
   }
 
   /** `on`, `pending` (a Setup waits for its Confirm) or `off`. */
@@ -180,7 +210,13 @@ export class SecondFactor {
       throw err
     }
     const blockMs = await token?.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel') ?? 0
-    if (result.outcome === 'accepted') return { outcome: 'accepted', enrolment: record.secret }
+    if (result.outcome === 'accepted') {
+      // A secret an older key sealed is re-sealed at its use, so removing that key later locks nobody out.
+      if (!this.#box.isCurrent(record.secret)) {
+        await this.#storeCall(request.log, 'mfa.reseal', async () => await this.#reseal(accountId, record.secret)).catch(() => {})
+      }
+      return { outcome: 'accepted', enrolment: this.#fingerprint(accountId, record.secret) }
+    }
     return result.outcome === 'rejected' && blockMs > 0 ? { outcome: 'spent' } : result
   }
 
@@ -216,6 +252,22 @@ export class SecondFactor {
     const { key, lockKey } = this.#counterKeys(accountId, null)
     await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(key, randomUUID(), 'success', this.#policy))
     await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(lockKey, randomUUID(), 'success', this.#lockPolicy))
+  }
+
+  /**
+   * Removes the account's second factor and its code counters (an admin's resetSecondFactor, account deletion);
+   * resolves whether two factors were on.
+   */
+  async forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<boolean> {
+    const wasOn = await this.#storeCall(caller.log, 'mfa.disable', () => this.#store.disable(accountId))
+    const { key, lockKey } = this.#counterKeys(accountId, null)
+    for (const counter of [key, lockKey]) {
+      await this.#storeCall(caller.log, 'attempts.clear', async () => {
+        if (this.#attempts.clear !== undefined) await this.#attempts.clear(counter)
+        else await this.#attempts.settle(counter, randomUUID(), 'success', counter === key ? this.#policy : this.#lockPolicy)
+      })
+    }
+    return wasOn
   }
 
   /** The attempt-store keys of a code counter: the account's, or a known device's own. */

@@ -145,8 +145,9 @@ export class Passkeys {
     return { outcome: 'added', passkey: viewOf(passkey) }
   }
 
-  async list (request: FastifyRequest, accountId: string): Promise<PasskeyView[]> {
-    return (await this.#o.storeCall(request.log, 'passkeys.list', () => this.#o.store.list(accountId))).map(viewOf)
+  /** The account's passkeys as their owner sees them (GET /Passkeys, the account export). */
+  async list (caller: { log: FastifyBaseLogger }, accountId: string): Promise<PasskeyView[]> {
+    return (await this.#o.storeCall(caller.log, 'passkeys.list', () => this.#o.store.list(accountId))).map(viewOf)
   }
 
   /** Removes one of the account's passkeys; null if it has none with this id. */
@@ -159,10 +160,14 @@ export class Passkeys {
     return passkey
   }
 
-  /** Removes every passkey of the account (a password reset, the host); resolves how many. */
-  async removeAll (request: FastifyRequest | undefined, accountId: string, reason: 'password_reset' | 'host'): Promise<number> {
+  /**
+   * Removes every passkey of the account; resolves how many. `reason`: a password reset, or (`host`) the account's
+   * own end or revert of an address change, or an admin (account/). `caller`: the request, or the host API's logger.
+   */
+  async removeAll (caller: { log: FastifyBaseLogger } | undefined, accountId: string, reason: 'password_reset' | 'host' = 'host'): Promise<number> {
     const { store, storeCall, emit } = this.#o
-    const count = await storeCall(request?.log ?? this.#o.log, 'passkeys.removeAll', () => store.removeAll(accountId))
+    const count = await storeCall(caller?.log ?? this.#o.log, 'passkeys.removeAll', () => store.removeAll(accountId))
+    const request = caller !== undefined && 'id' in caller && 'raw' in caller ? caller as FastifyRequest : undefined
     if (count > 0) emit(request, { type: 'passkey.removed', accountId, count, reason })
     return count
   }

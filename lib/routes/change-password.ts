@@ -6,7 +6,7 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
-import { refuseCode, refusePassword } from './refusals.js'
+import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor } = context
@@ -22,7 +22,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
         204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
         ...problemResponses([
           ...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
-          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE'
+          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'
         ])
       }
     },
@@ -35,8 +35,9 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const deviceId = knownDevices.recognise(request, email)
+    const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, currentPassword, deviceId)
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'password.change_failed', reason: 'throttled', email, device: result.device }

@@ -1,7 +1,9 @@
+import type { ResolvedAccount } from '../account/options.js'
 import type { EmitEvent } from '../common/events.js'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { MailLimit } from '../messages/mail-limit.js'
 import type { Outbox } from '../messages/outbox.js'
+import type { ResetLinks } from '../messages/reset-links.js'
 import type { SecondFactor } from '../mfa/second-factor.js'
 import type { Passkeys } from '../passkeys/passkeys.js'
 import type { CheckPassword } from '../password/credential-check.js'
@@ -10,7 +12,7 @@ import type { PasswordHasher } from '../password/hasher.js'
 import type { PasswordPolicy } from '../password/policy.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore } from '../stores/types.js'
+import type { AccountStore, ActivityStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
 import type { TokenGuesses } from '../throttle/token-guesses.js'
@@ -42,6 +44,8 @@ export interface RouteContext {
   /** Messages for the host's `deliver` (a no-op without one), and the per-address limit of those that can be asked for. */
   outbox: Outbox
   mailLimit: MailLimit
+  /** A password_reset link for a refused password (refuseResetRequired), while resets are on. */
+  resetLinks: ResetLinks | undefined
   /** Reset links, pending registrations and login challenges. */
   oneTimeTokens: OneTimeTokens
   /** Two factors, when on, and a login challenge's lifetime. */
@@ -49,7 +53,11 @@ export interface RouteContext {
   mfaTtlMs: number
   /** Cookie mode: where the refresh token travels instead of the body. */
   refreshCookie: SecureCookie | undefined
-  /** Passkeys, when on. */
+  /** Account self-service (contract §19): which routes are on, and their settings. */
+  account: ResolvedAccount
+  /** The accounts' security events (admin.activity); an account's go with it. */
+  activity: ActivityStore
+  /** Passkeys, when on (they are also the account's AccountPasskeys: RevertEmailChange, DeleteAccount, Export, admin). */
   passkeys: Passkeys | undefined
 }
 

@@ -48,7 +48,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
-    const deviceId = knownDevices.recognise(request, account.email)
+    const deviceId = await knownDevices.recognise(request, account.email, account)
     const counting = { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId }
     let accepted: AcceptedPasskey | undefined
     // A passkey instead of the code: a refused one counts as a wrong code would (contract §18).
@@ -75,6 +75,6 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       throw invalid(request, account.id)
     }
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, deviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, deviceId) }
   })
 }

@@ -8,7 +8,7 @@ import { documentedTokenReply, LoginBody, MfaChallengeReply } from '../http/sche
 import type { StoredAccount } from '../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
-import { refusePassword } from './refusals.js'
+import { refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
@@ -49,13 +49,14 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
           ? jsonResponse('Logged in: an access token and, with refresh on, a refresh token.', documentedReply, refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set'))
           : jsonResponse('Logged in; or, for an account with two factors on, only a challenge to answer at LoginMfa with a code.',
             Type.Union([documentedReply, MfaChallengeReply]), refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'])
       }
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const deviceId = knownDevices.recognise(request, email)
+    const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device }
@@ -80,6 +81,6 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
     emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
     // Object.assign onto this request's own reply object: two spreads take V8's slow path (~1.2 µs a login).
-    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, deviceId))
+    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, result.account.credentialVersion, deviceId))
   })
 }

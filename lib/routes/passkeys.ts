@@ -176,9 +176,9 @@ export function registerLoginPasskey (app: FastifyInstance, context: PasskeyRout
     const check = await passkeys.verify(request, request.body.response, 'LoginPasskey', 'login')
     if (check.outcome !== 'accepted') throw refusePasskey(check)
     const { account, amr } = check
-    const deviceId = knownDevices.recognise(request, account.email)
+    const deviceId = await knownDevices.recognise(request, account.email, account)
     const { sessionId, tokenReply } = await sessionService.start(request, account, true, amr)
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, passkey: true })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, deviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, deviceId) }
   })
 }

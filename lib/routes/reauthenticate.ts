@@ -33,7 +33,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       body: passkeys === undefined ? ReauthenticateBody : ReauthenticateOrPasskeyBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE',
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED',
           ...passkeys === undefined ? [] : ['FST_PWAUTH_PASSKEY_INVALID' as const]])
       }
     }
@@ -50,8 +50,8 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       return await reply.code(204).send()
     }
     if (password === undefined) throw requestError('FST_PWAUTH_VALIDATION', { errors: [{ pointer: '/password', detail: 'password (or passkey) is required' }] })
-    const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password, deviceId, route: 'Reauthenticate' })
+    const deviceId = await knownDevices.recognise(request, account.email, account)
+    await proveSessionPassword(context, request, reply, { account, sessionId, password, deviceId, route: 'Reauthenticate' })
     // With two factors on, a code too: this session has then proved both.
     const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Reauthenticate', account, check, { afterPassword: true })

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
-import { refusePassword, type RefusedPassword } from './refusals.js'
+import { refusePassword, refuseResetRequired, type RefusedPassword } from './refusals.js'
 
 const OTHER_ACCOUNT: RefusedPassword = { outcome: 'rejected', reason: 'unknown_account', account: null }
 
@@ -13,13 +13,15 @@ export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disab
  * known device's counter, one argon2 verification, one 401), reported as `session.reauthentication_failed`
  * and thrown as refusePassword's answer. A missing password is a wrong one.
  */
-export async function proveSessionPassword ({ checkPassword, emit }: Pick<RouteContext, 'checkPassword' | 'emit'>, request: FastifyRequest,
+export async function proveSessionPassword (context: Pick<RouteContext, 'checkPassword' | 'emit' | 'outbox' | 'resetLinks'>, request: FastifyRequest, reply: FastifyReply,
   { account, sessionId, password, deviceId, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, deviceId: string | null, route: SessionPasswordRoute }
 ): Promise<void> {
+  const { checkPassword, emit } = context
   const checked = await checkPassword(request, account.email, password ?? '', deviceId)
   // The e-mail could name another account only if the store changed under us: that is a failure too.
   const result = checked.outcome === 'accepted' && checked.account.id !== account.id ? OTHER_ACCOUNT : checked
   if (result.outcome === 'accepted') return
+  if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, route, result.account)
   const reported = route === 'Reauthenticate' ? {} : { route }
   emit(request, result.outcome === 'throttled'
     ? { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device, ...reported }

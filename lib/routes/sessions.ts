@@ -1,12 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import type { SessionInfo } from '../stores/types.js'
 import type { RouteContext } from './context.js'
 
-const Session = Type.Object({
+export const Session = Type.Object({
   id: Type.String(),
   current: Type.Boolean({ description: 'True for the session of the token that asks.' }),
   createdAt: Type.String({ format: 'date-time' }),
@@ -17,6 +18,19 @@ const Session = Type.Object({
 })
 
 const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** A session as its owner sees it (GET /Sessions, and Export). */
+export function sessionView (session: SessionInfo, currentId: string): Static<typeof Session> {
+  return {
+    id: session.id,
+    current: session.id === currentId,
+    createdAt: iso(session.createdAt),
+    lastUsedAt: iso(session.lastUsedAt),
+    expiresAt: iso(session.expiresAt),
+    ip: session.ip,
+    userAgent: session.userAgent
+  }
+}
 
 /**
  * The user's own sessions: list them, end one, end all but this one. Session ids come only from the
@@ -39,15 +53,7 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
   }, async (request) => {
     const current = sessionOf(request)!.id
     const sessions = await sessionService.list(request, accountOf(request)!.id)
-    return sessions.map((session) => ({
-      id: session.id,
-      current: session.id === current,
-      createdAt: iso(session.createdAt),
-      lastUsedAt: iso(session.lastUsedAt),
-      expiresAt: iso(session.expiresAt),
-      ip: session.ip,
-      userAgent: session.userAgent
-    }))
+    return sessions.map((session) => sessionView(session, current))
   })
 
   routes.delete('/Sessions/:id', {

@@ -157,6 +157,18 @@ export class SessionService {
     return ended.length
   }
 
+  /**
+   * Removes every session record of the account, live or ended (account deletion); the live ones are reported as
+   * ended. Resolves how many were live. Needs a store with forget().
+   */
+  async forget (request: FastifyRequest | undefined, accountId: string): Promise<number> {
+    const store = this.#store
+    if (store.forget === undefined) return await this.endAll(request, accountId, 'account_deleted')
+    const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.forget', async () => await store.forget!(accountId))
+    for (const sessionId of ended) this.#emit(request, { type: 'session.ended', accountId, sessionId, reason: 'account_deleted' })
+    return ended.length
+  }
+
   /** Ends every live session of the account but `currentId`; resolves how many it ended. */
   async endOthers (request: FastifyRequest, accountId: string, currentId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
     let ended = 0

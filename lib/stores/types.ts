@@ -71,6 +71,22 @@ export interface AccountStore {
    * address exactly one succeeds. Needed by registration only.
    */
   create? (account: NewAccountRecord): Promise<StoredAccount | null>
+  /**
+   * Moves the account to `newEmail` (normalised) if it still has `expectedEmail` and `expectedCredentialVersion`,
+   * atomically; the credential version stays. Resolves false, changing nothing, if either moved, the account is
+   * gone, or another account holds `newEmail`: of concurrent changes of one account exactly one wins. Needed by
+   * e-mail change (the `account` option's `emailChange`).
+   */
+  updateEmail? (change: EmailUpdate): Promise<boolean>
+  /** Removes the account; resolves whether it existed. Needed by account deletion (the `account` option's `deletion`). */
+  delete? (id: string): Promise<boolean>
+}
+
+export interface EmailUpdate {
+  id: string
+  expectedEmail: string
+  expectedCredentialVersion: number
+  newEmail: string
 }
 
 /** The lifetimes of sessions, passed on every call so stores hold no configuration of their own. */
@@ -179,6 +195,11 @@ export interface SessionStore {
   endAll (accountId: string, reason: SessionEndReason): Promise<string[]>
   /** The account's live sessions, oldest first. */
   list (accountId: string): Promise<SessionInfo[]>
+  /**
+   * Removes every record of the account's sessions, live and ended alike, and resolves the ids of those that
+   * were live. Needed by account deletion: nothing of a deleted account stays behind.
+   */
+  forget? (accountId: string): Promise<string[]>
 }
 
 /** The per-key failure policy, passed on every call so stores hold no configuration of their own. */
@@ -231,6 +252,8 @@ export interface AttemptStore {
    * block (event `login.blocked`). A store that resolves nothing works, without those events.
    */
   settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number | void>
+  /** Forgets the key: its failures, its block and its open reservations. Needed by `admin.unblock` and account deletion. */
+  clear? (key: string): Promise<void>
 }
 
 /**
@@ -262,6 +285,8 @@ export interface OneTimeTokenStore {
   find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
   /** Removes and resolves that same token: of concurrent callers exactly one gets it, the others null. */
   consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+  /** Removes whatever `slot` holds. Needed by account deletion: the account's tokens go with it. */
+  remove? (slot: string): Promise<void>
 }
 
 /** An account's second factor as the store holds it: nothing in it yields a code without the server's keys. */
@@ -295,6 +320,37 @@ export interface MfaStore {
   replaceRecoveryCodes (accountId: string, recoveryCodes: string[]): Promise<boolean>
   /** Removes the account's record, on or pending; true if two factors were on. */
   disable (accountId: string): Promise<boolean>
+  /**
+   * Every record's sealed secret (on or pending), in any order, for `passwordAuth.reseal()`: records added or
+   * removed meanwhile may or may not be listed.
+   */
+  secrets (): AsyncIterable<{ accountId: string, secret: string }>
+  /** Replaces the record's sealed secret `secret` with `resealed` (compare-and-set, nothing else changes); false if it no longer holds `secret`. */
+  reseal (accountId: string, secret: string, resealed: string): Promise<boolean>
+}
+
+/**
+ * One of an account's security events as the activity store keeps it (contract §22): the plugin's event without
+ * its type, time, request and address repeated in `details`. Events never carry a password, a hash or a token.
+ */
+export interface ActivityRecord {
+  type: string
+  /** Epoch milliseconds. */
+  time: number
+  accountId: string
+  requestId?: string
+  ip?: string
+  /** The rest of the event (e-mail, reason, route, session id, acting admin…), as JSON. */
+  details: Record<string, unknown>
+}
+
+/** The accounts' recent security events, for `fastify.passwordAuth.admin.activity(id)`. */
+export interface ActivityStore {
+  add (record: ActivityRecord): Promise<void>
+  /** The account's records newer than the store's retention, newest first, at most `limit`. */
+  list (accountId: string, limit: number): Promise<ActivityRecord[]>
+  /** Removes every record of the account (account deletion). */
+  forget (accountId: string): Promise<void>
 }
 
 /**

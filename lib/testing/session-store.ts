@@ -289,6 +289,25 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         assert.deepEqual((stepped as { amr?: string[] }).amr, ['swk', 'mfa'])
         assert.equal((stepped as { mfa?: boolean }).mfa, true)
       }
+    },
+    {
+      name: 'forget (when the store has it) removes every session of the account, live and ended, and resolves the live ones',
+      async run () {
+        const store = await fresh()
+        if (store.forget === undefined) return
+        const [a, b, ended] = [newSession(), newSession(), newSession()]
+        const other = newSession({ accountId: 'account-2' })
+        for (const session of [a, b, ended, other]) await store.create(session, policy)
+        await store.end(ended.id, 'logout')
+        assert.deepEqual((await store.forget('account-1')).sort(), [a.id, b.id].sort())
+        for (const session of [a, b, ended]) {
+          assert.equal(await store.get(session.id), null)
+          dead(await store.rotate(session.id, 0, 'key-b', policy), ['unknown', 'ended'])
+        }
+        assert.deepEqual(await store.list('account-1'), [])
+        assert.deepEqual(await store.forget('account-1'), [])
+        assert.notEqual(await store.get(other.id), null, 'another account keeps its session')
+      }
     }
   ]
 }

@@ -132,8 +132,8 @@ await app.register(passwordAuth, { accounts })
 
 // Sign-up and password reset: the messages are typed, their token optional.
 const deliver = async (message: PasswordAuthMessage): Promise<void> => {
-  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
-    | 'passkey_added' | 'passkey_removed' = message.type
+  const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed' |
+    'email_change' | 'email_change_requested' | 'email_changed' | 'account_deleted' | 'passkey_removed' | 'passkey_added' = message.type
   const link: string | undefined = message.token === undefined ? undefined : `https://app.example.com/#token=${message.token}`
   console.log(kind, message.to, link, message.expiresAt?.toFixed())
 }
@@ -164,3 +164,13 @@ for (const check of sessionStoreContract({ create: async () => new MemorySession
   const name: string = check.name
   await check.run().then(() => name)
 }
+
+// Account self-service and the admin API are typed: a misspelt account option or a missing admin fails to compile.
+await app.register(passwordAuth, { accounts, jwt: { secret: 'x'.repeat(32) }, deliver, account: { emailChange: true, deletion: true, beforeDelete: async () => ({ refuse: 'no' }) } })
+// @ts-expect-error emailChange is a boolean
+await app.register(passwordAuth, { accounts, jwt: { secret: 'x'.repeat(32) }, account: { emailChange: 'yes' } })
+const records: Array<{ type: string, time: number }> = await app.passwordAuth.admin.activity('id')
+const reset: boolean = await app.passwordAuth.admin.requirePasswordReset('id', { admin: 'support' })
+// @ts-expect-error the acting admin is required
+await app.passwordAuth.admin.unblock('ada@example.com')
+console.log(records, reset)

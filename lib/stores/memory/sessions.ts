@@ -120,6 +120,18 @@ export class MemorySessionStore implements SessionStore {
     return ended
   }
 
+  async forget (accountId: string): Promise<string[]> {
+    const now = this.#now()
+    const live: string[] = []
+    for (const id of this.#byAccount.get(accountId) ?? []) {
+      const entry = this.#entries.get(id)
+      if (entry !== undefined && isLive(entry, now)) live.push(id)
+      this.#entries.delete(id)
+    }
+    this.#byAccount.delete(accountId)
+    return live
+  }
+
   async list (accountId: string): Promise<SessionInfo[]> {
     const now = this.#now()
     const sessions: SessionInfo[] = []

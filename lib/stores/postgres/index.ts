@@ -1,5 +1,6 @@
 /** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
 import { accountsTableSql } from './accounts-ddl.js'
+import { activityTableSql } from './activity.js'
 import { attemptsTableSql } from './attempts.js'
 import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
@@ -12,6 +13,7 @@ export type {
   PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
 } from './account-mapping.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
+export { activityTableSql, PostgresActivityStore, type PostgresActivityStoreOptions } from './activity.js'
 export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'
 export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './mfa.js'
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
@@ -26,8 +28,8 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, passkeysTable }: {
-    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, passkeysTable?: string
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable, passkeysTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string, passkeysTable?: string
   } = {}
 ): Promise<void> {
   await pool.query({
@@ -37,6 +39,7 @@ ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
 ${mfaTableSql(mfaTable)}
+${activityTableSql(activityTable)}
 ${passkeysTableSql(passkeysTable)}`
   })
 }

@@ -75,7 +75,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
 export class PostgresSessionStore implements SessionStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'list' | 'prune', Statement>
+  readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'forget' | 'list' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_sessions', pruneIntervalMs = 60_000 }: PostgresSessionStoreOptions) {
     const name = quoteName(table)
@@ -94,6 +94,7 @@ export class PostgresSessionStore implements SessionStore {
       reauthenticate: `UPDATE ${name} SET authenticated_at = now(), mfa = mfa OR $2, amr = coalesce($3, amr) WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
       end: `UPDATE ${name} SET ended_reason = $2 WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
       endAll: `UPDATE ${name} SET ended_reason = $2 WHERE account_id = $1 AND ${LIVE} RETURNING id`,
+      forget: `DELETE FROM ${name} WHERE account_id = $1 RETURNING id, ${LIVE} AS live`,
       list: `SELECT id, account_id AS "accountId", ${ms('created_at')} AS "createdAt", ${ms('last_used_at')} AS "lastUsedAt",
         ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent"
         FROM ${name} WHERE account_id = $1 AND ${LIVE} ORDER BY created_at, id`,
@@ -146,6 +147,11 @@ export class PostgresSessionStore implements SessionStore {
   async endAll (accountId: string, reason: SessionEndReason): Promise<string[]> {
     const { rows } = await this.#pool.query({ ...this.#sql.endAll, values: [accountId, reason] })
     return rows.map((row: Row) => String(row.id))
+  }
+
+  async forget (accountId: string): Promise<string[]> {
+    const { rows } = await this.#pool.query({ ...this.#sql.forget, values: [accountId] })
+    return rows.flatMap((row: Row) => row.live === true ? [String(row.id)] : [])
   }
 
   async list (accountId: string): Promise<SessionInfo[]> {

@@ -172,6 +172,15 @@ export class RedisSessionStore implements SessionStore {
     return entries.flatMap(({ id }, i) => results[i] === null ? [] : [id])
   }
 
+  async forget (accountId: string): Promise<string[]> {
+    const entries = await this.#entries(accountId)
+    const live = await Promise.all(entries.map(async ({ id }) => await this.end(id, 'account_deleted')))
+    // A session's key and its ended marker share a hash slot; the index is a key of its own.
+    await Promise.all(entries.map(async ({ id }) => await this.#client.del(this.#sessionKey(id), `${this.#sessionKey(id)}:ended`)))
+    await this.#client.del(this.#accountKey(accountId))
+    return entries.flatMap(({ id }, i) => live[i] === null ? [] : [id])
+  }
+
   async list (accountId: string): Promise<SessionInfo[]> {
     const entries = await this.#entries(accountId)
     const records = await Promise.all(entries.map(async ({ id }) => await this.#client.hmget(this.#sessionKey(id), ...INFO_FIELDS)))
