@@ -49,7 +49,7 @@ export interface ResolvedOptions {
 const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore'
+  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'breachedPasswords'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */

@@ -110,7 +110,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     outbox,
     mailLimit,
     secondFactor: mfa?.secondFactor,
-    mfaTtlMs: mfa?.ttlMs ?? 0
+    mfaTtlMs: mfa?.ttlMs ?? 0,
+    passwordReset: config.routes.passwordReset
   }, {
     routes: config.routes,
     answerError,

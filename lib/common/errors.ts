@@ -1,7 +1,7 @@
 import createError, { type FastifyErrorConstructor } from '@fastify/error'
 import type { FastifyError, FastifyRequest } from 'fastify'
 
-export const WEAK_PASSWORD_REASONS = Object.freeze(['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected'] as const)
+export const WEAK_PASSWORD_REASONS = Object.freeze(['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected', 'breached'] as const)
 export type WeakPasswordReason = typeof WEAK_PASSWORD_REASONS[number]
 
 /** One failed input rule, pointing into the request body (RFC 6901 JSON pointer). */
@@ -77,6 +77,11 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_MALFORMED_REQUEST: { status: 400, title: 'Malformed request', detail: 'The request is not well-formed HTTP/1.1.' },
   FST_PWAUTH_REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', detail: 'The request did not arrive in time.' },
   FST_PWAUTH_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', detail: 'The request headers are larger than this server accepts.' },
+  FST_PWAUTH_PASSWORD_RESET_REQUIRED: {
+    status: 403,
+    title: 'Password reset required',
+    detail: 'This password can no longer be used to sign in. Set a new one through a password reset by e-mail.'
+  },
   FST_PWAUTH_UNAVAILABLE: {
     status: 503, title: 'Service unavailable', detail: 'The service is temporarily unable to handle the request. Try again later.', retryAfter: true
   }

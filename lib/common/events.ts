@@ -25,6 +25,12 @@ export type ChangeFailureReason =
  */
 export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
 
+/** Why a breached-password lookup gave no answer. */
+export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
+
+/** Where a correct password can be answered 403 PASSWORD_RESET_REQUIRED. */
+export type PasswordResetRequiredRoute = 'Login' | 'ChangePassword' | 'Reauthenticate'
+
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
 
@@ -109,6 +115,19 @@ export type AuthEventDetails =
   | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
+  /**
+   * The breached-password range service gave no answer (contract §20): `timeout`, `error` (network),
+   * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (too many lookups waiting). A `new`
+   * password then passed on the rest of the policy, or was refused with 503 (onUnavailable 'refuse'); a
+   * `current` one (Login, ChangePassword, Reauthenticate) went on as if not breached.
+   */
+  | { type: 'password.breach_check_unavailable', reason: BreachCheckFailure, password: 'new' | 'current', accountId?: string }
+  /**
+   * A correct password that only a reset by e-mail can replace: known to be breached (contract §20). 403
+   * PASSWORD_RESET_REQUIRED, nothing issued; with resets on, a password_reset message goes out as
+   * ForgotPassword's would (its `password.reset_requested` event follows).
+   */
+  | { type: 'password.reset_required', route: PasswordResetRequiredRoute, reason: 'breached', accountId: string, email: string }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */
@@ -154,7 +173,9 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'mfa.code_required': 'info',
   'mfa.enabled': 'info',
   'mfa.disabled': 'info',
-  'mfa.recovery_codes_replaced': 'info'
+  'mfa.recovery_codes_replaced': 'info',
+  'password.breach_check_unavailable': 'warn',
+  'password.reset_required': 'warn'
 }
 
 /**

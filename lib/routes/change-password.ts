@@ -7,9 +7,10 @@ import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.j
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
 import { refuseCode, refusePassword } from './refusals.js'
+import { refuseBreachedPassword } from './reset-required.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, breachCheck } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -22,7 +23,8 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
         204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
         ...problemResponses([
           ...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
-          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE'
+          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const],
+          ...breachCheck === undefined ? [] : ['FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const], 'FST_PWAUTH_UNAVAILABLE'
         ])
       }
     },
@@ -32,7 +34,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const { currentPassword, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
     const email = normalizeEmail(request.body.email)
-    const reasons = await policy.evaluate(newPassword, currentPassword, email)
+    const reasons = await policy.evaluate(newPassword, currentPassword, email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
     const deviceId = knownDevices.recognise(request, email)
@@ -45,6 +47,8 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     }
 
     const { account } = result
+    // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
+    await refuseBreachedPassword(context, request, reply, account, currentPassword, 'ChangePassword')
     // With two factors on, the password alone changes nothing (contract §4): a thief who has it can neither
     // set his own nor end the owner's sessions. After the password, so only its owner's failures count.
     if (secondFactor !== undefined) {

@@ -3,6 +3,7 @@ import type { SecureCookie } from '../http/secure-cookie.js'
 import type { MailLimit } from '../messages/mail-limit.js'
 import type { Outbox } from '../messages/outbox.js'
 import type { SecondFactor } from '../mfa/second-factor.js'
+import type { BreachCheck } from '../password/breach-options.js'
 import type { CheckPassword } from '../password/credential-check.js'
 import type { HashQueue } from '../password/hash-queue.js'
 import type { PasswordHasher } from '../password/hasher.js'
@@ -15,6 +16,7 @@ import type { KnownDevices } from '../throttle/known-devices.js'
 import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
+import type { PasswordResetRoutes } from './options.js'
 
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {
@@ -48,6 +50,10 @@ export interface RouteContext {
   mfaTtlMs: number
   /** Cookie mode: where the refresh token travels instead of the body. */
   refreshCookie: SecureCookie | undefined
+  /** The breached-password range service, when one is configured (contract §20). */
+  breachCheck: BreachCheck | undefined
+  /** ForgotPassword and ResetPassword, when on: a password that must be replaced gets a reset link too. */
+  passwordReset: PasswordResetRoutes | undefined
 }
 
 /** The context of the routes that exist only with two factors on. */

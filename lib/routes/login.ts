@@ -9,9 +9,10 @@ import type { StoredAccount } from '../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
 import { refusePassword } from './refusals.js'
+import { refuseBreachedPassword } from './reset-required.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
+  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs, breachCheck } = context
   const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
 
   /**
@@ -49,7 +50,8 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
           ? jsonResponse('Logged in: an access token and, with refresh on, a refresh token.', documentedReply, refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set'))
           : jsonResponse('Logged in; or, for an account with two factors on, only a challenge to answer at LoginMfa with a code.',
             Type.Union([documentedReply, MfaChallengeReply]), refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', ...breachCheck === undefined ? [] : ['FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const],
+          'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
   }, async (request, reply) => {
@@ -62,6 +64,8 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
         : { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
       throw refusePassword(result)
     }
+    // Only now, with the password verified: whoever lacks it got the 401 above, in the time it always takes.
+    await refuseBreachedPassword(context, request, reply, result.account, request.body.password, 'Login')
     if (result.needsUpgrade && upgradeHashes) {
       const { password } = request.body
       if (result.hashFormat === 'bcrypt' && Math.max(Buffer.byteLength(password), Buffer.byteLength(password.normalize('NFC'))) > BCRYPT_MAX_PASSWORD_BYTES) {

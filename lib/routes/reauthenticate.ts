@@ -6,6 +6,7 @@ import { BODY_ERRORS, guardedProblemResponses, noContentResponse } from '../http
 import { ReauthenticateBody } from '../http/schemas.js'
 import type { RouteContext } from './context.js'
 import { refuseCode } from './refusals.js'
+import { refuseBreachedPassword } from './reset-required.js'
 import { proveSessionPassword } from './session-password.js'
 
 const MFA_OFF = { outcome: 'off' } as const
@@ -16,7 +17,7 @@ const MFA_OFF = { outcome: 'off' } as const
  * for the token's own account only; success renews the session's authentication time.
  */
 export function registerReauthenticate (app: FastifyInstance, context: RouteContext): void {
-  const { knownDevices, sessionService, emit, secondFactor } = context
+  const { knownDevices, sessionService, emit, secondFactor, breachCheck } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
     onRequest: authenticate,
@@ -29,7 +30,8 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       body: ReauthenticateBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID',
+          ...breachCheck === undefined ? [] : ['FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const], 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
   }, async (request, reply) => {
@@ -37,6 +39,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
     const sessionId = sessionOf(request)!.id
     const deviceId = knownDevices.recognise(request, account.email)
     await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Reauthenticate' })
+    await refuseBreachedPassword(context, request, reply, account, request.body.password ?? '', 'Reauthenticate')
     // With two factors on, a code too: this session has then proved both.
     const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Reauthenticate', account, check, { afterPassword: true })

@@ -61,7 +61,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     const found = await oneTimeTokens.find(request, token, 'password_reset')
     const account = await accountOfToken(request, found)
     if (account === null) throw invalid(request, found?.accountId)
-    const reasons = await policy.evaluate(newPassword, undefined, account.email)
+    const reasons = await policy.evaluate(newPassword, undefined, account.email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     await checkCode(request, reply, account, token, request.body.code)
 
