@@ -42,7 +42,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   const change = document.paths['/Auth/ChangePassword'].post
   t.same(codesOf(change.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
   t.same(change.responses[400].content['application/problem+json'].schema.properties.reasons.items.enum,
-    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected'])
+    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected', 'breached'])
   t.notOk(change.responses[204].content, '204: no body')
   t.match(change.requestBody.content['application/json'].schema.properties.newPassword, { minLength: 15, maxLength: 128, description: /code points after NFC/ })
 
@@ -141,4 +141,26 @@ t.test('two factors document their bodies: Confirm and Disable take the password
   t.ok(body('/Auth/ChangePassword').properties.code, 'ChangePassword takes a code')
   t.ok(codesOf(document.paths['/Auth/ChangePassword'].post.responses[401]).includes('FST_PWAUTH_MFA_CODE_INVALID'))
   t.notOk(codesOf(document.paths['/Auth/Mfa/Setup'].post.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'Setup needs no recent authentication')
+})
+
+t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Login, ChangePassword and Reauthenticate; 503 where new passwords are checked', async (t) => {
+  const documentOf = async (auth: Partial<PasswordAuthOptions>): Promise<Doc> => {
+    const app = Fastify()
+    t.teardown(async () => { await app.close() })
+    // Reauthenticate names the bearer scheme: a document that defines it.
+    await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+    await app.register(passwordAuth, { ...await authOptions(), sessionRoutes: true, ...auth })
+    await app.ready()
+    return app.swagger() as Doc
+  }
+  const plain = await documentOf({})
+  const document = await documentOf({ breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/' } })
+  await expectValid(t, document)
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate']) {
+    t.notOk(plain.paths[path].post.responses[403], `${path}: no 403 without a range service`)
+    const forbidden = document.paths[path].post.responses[403]
+    t.same(codesOf(forbidden), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
+    t.match(forbidden.description, /Password reset required/)
+    t.same(codesOf(document.paths[path].post.responses[503]), ['FST_PWAUTH_UNAVAILABLE'])
+  }
 })
