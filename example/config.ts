@@ -39,6 +39,9 @@ export interface ServerConfig {
   /** AUTH_MFA_TTL: seconds a Login's second-factor challenge lives; AUTH_APP_NAME: the issuer authenticator apps show. */
   mfaTtl: number | undefined
   mfaIssuer: string
+  /** AUTH_PWNED_RANGE_URL: the breached-password range service (contract §20), unset for none; AUTH_PWNED_TIMEOUT_MS: its timeout. */
+  pwnedRangeUrl: string | undefined
+  pwnedTimeoutMs: number | undefined
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -93,6 +96,8 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
     mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
-    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
+    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    pwnedRangeUrl: text(env, 'AUTH_PWNED_RANGE_URL'),
+    pwnedTimeoutMs: integer(env, 'AUTH_PWNED_TIMEOUT_MS', 1, 60_000)
   }
 }

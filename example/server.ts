@@ -59,7 +59,8 @@ async function main (): Promise<void> {
         ? { idleTimeout: config.sessionIdleTtl, maxLifetime: config.sessionMaxTtl, grace: config.refreshGrace, cookie: config.refreshCookie }
         : false,
       rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false,
-      reauthMaxAge: config.reauthMaxAge
+      reauthMaxAge: config.reauthMaxAge,
+      breachedPasswords: config.pwnedRangeUrl === undefined ? false : { rangeUrl: config.pwnedRangeUrl, timeoutMs: config.pwnedTimeoutMs }
     }
   })
   app.addHook('onClose', stores.close)

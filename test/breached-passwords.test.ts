@@ -271,3 +271,27 @@ t.test('the option: off by default; each mistake named, misspellings with did yo
   await t.rejects(register(undefined, { breachedPassword: { rangeUrl: range.url } }), { message: /unknown option breachedPassword: did you mean breachedPasswords\?/ })
   t.equal(range.requests.length, 0)
 })
+
+t.test('the guide\'s block works as written: a breached password at Login gets the 403 and a reset link', async (t) => {
+  const range = await startRangeServer(t)
+  range.breach(PASSWORD)
+  const { docBlock } = await import('./helpers/docs.js')
+  const { default: Fastify } = await import('fastify')
+  const { default: passwordAuth, MemoryAccountStore } = await import('../lib/index.js')
+  // The block as written; only the range service is the test's own.
+  const block = docBlock('example/docs/breached-passwords.md', 'breached-options')
+    .replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET').replace('https://api.pwnedpasswords.com/range/', range.url)
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  const accounts = new MemoryAccountStore()
+  accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const sent: PasswordAuthMessage[] = []
+  // eslint-disable-next-line no-new-func
+  const run = new Function('app', 'passwordAuth', 'accounts', 'deliver', 'process', `return (async () => { ${block} })()`)
+  await run(app, passwordAuth, accounts, (message: PasswordAuthMessage) => { sent.push(message) }, { env: { JWT_SECRET: 'a-test-secret-of-at-least-32-bytes-long' } })
+  expectProblem(t, await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } }), 403, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  await sleep(50)
+  t.match(sent, [{ type: 'password_reset', to: EMAIL }])
+  t.equal(range.requests.length, 1)
+  t.equal(range.requests[0]!.headers['add-padding'], 'true')
+})

@@ -31,6 +31,10 @@ async function refresh () {
 /** The 401s a Refresh can cure: the access token expired (or there is none yet). A wrong password or code is not sent twice. */
 const TOKEN_PROBLEMS = ['FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_TOKEN_MISSING']
 
+/** A correct password that a data breach made public signs nobody in (contract §20): only the mailed link replaces it. */
+const RESET_REQUIRED = 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'
+const BREACHED_TEXT = 'That password appeared in a data breach, so it can no longer sign you in. We sent a link to set a new one to your e-mail address.'
+
 /** A call with the access token, refreshed and retried once when that token has expired. */
 async function call (url, init = {}) {
   const send = async () => await fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${accessToken}` } })
@@ -52,6 +56,7 @@ async function withRecentAuth (action) {
     if (code === null) return confirmed
     confirmed = await call(new URL('Reauthenticate', auth), json({ password, code }))
   }
+  if (await problemCode(confirmed) === RESET_REQUIRED) { say(BREACHED_TEXT); return confirmed }
   if (!confirmed.ok) { say('That did not work: check your password and code.'); return confirmed }
   return await action()
 }
@@ -174,6 +179,7 @@ $('login').onsubmit = async (event) => {
   event.preventDefault()
   const form = new FormData($('login'))
   const response = await post(new URL('Login', auth), { email: form.get('email'), password: form.get('password') })
+  if (await problemCode(response) === RESET_REQUIRED) return say(BREACHED_TEXT)
   if (!response.ok) return say(response.status === 429 ? 'Too many attempts: wait a little.' : 'Wrong e-mail or password.')
   const body = await response.json()
   $('login').reset()

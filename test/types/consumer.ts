@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import passwordAuth, {
   authenticate, authenticated, optionalAuthenticate, requireMfa, requireRecentAuthentication, type PasswordAuthSession, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemoryMfaStore, MemorySessionStore,
-  type AccountStore, type MfaStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount
+  type AccountStore, type MfaStore, type AuthenticatedRequest, type AuthEvent, type BreachedPasswordsOptions, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount
 } from 'fastify-password-auth'
 import { accountsTriggerSql, PostgresAccountStore, type Queryable } from 'fastify-password-auth/postgres'
 
@@ -60,7 +60,13 @@ const options: PasswordAuthOptions = {
       const reason: 'unknown_account' | 'wrong_password' | 'inactive_account' | 'unsupported_hash' = event.reason
       console.log(reason, event.email, event.requestId)
     }
-  }
+    if (event.type === 'password.breach_check_unavailable') {
+      const why: 'timeout' | 'error' | 'status' | 'garbage' | 'busy' = event.reason
+      console.log(why, event.password)
+    }
+    if (event.type === 'password.reset_required') console.log(event.route, event.reason, event.accountId)
+  },
+  breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/', timeoutMs: 1500, cacheTtl: 86400, cacheSize: 1000, onUnavailable: 'refuse' } satisfies BreachedPasswordsOptions
 }
 
 const app = Fastify()
