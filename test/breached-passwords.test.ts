@@ -21,7 +21,7 @@ async function breachApp (t: Test, rangeUrl: string, auth: Partial<PasswordAuthO
       sessionRoutes: true,
       deliver: (message) => { messages.push(message) },
       onEvent: (event) => { events.push(event) },
-      breachedPasswords: { rangeUrl, timeoutMs: 400, ...breached },
+      breachedPasswords: { rangeUrl, ...breached },
       ...auth
     }
   })
@@ -198,6 +198,21 @@ t.test('Reauthenticate with a password breached since the session started: 403, 
   t.equal(range.requests.length, 2, 'the login\'s lookup and the right password\'s; none for the wrong one')
 })
 
+t.test('Mfa/Confirm and Mfa/Disable, whose password stands for Reauthenticate: a breached one answers 403 too, before the code', async (t) => {
+  const range = await startRangeServer(t)
+  const { app, token, ofType, message } = await breachApp(t, range.url, { mfa: true }, { cacheSize: 0 })
+  const headers = { authorization: `Bearer ${await token()}` }
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/Mfa/Setup', headers })).statusCode, 200)
+  range.breach(PASSWORD)
+  const confirm = await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers, payload: { code: '000000', password: PASSWORD } })
+  expectProblem(t, confirm, 403, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  t.match(ofType('password.reset_required'), [{ route: 'Mfa/Confirm', reason: 'breached' }])
+  t.same(ofType('mfa.failed'), [], 'the code was not looked at')
+  t.ok(await message('password_reset'))
+  const wrong = await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers, payload: { code: '000000', password: LEAKED } })
+  expectProblem(t, wrong, 401, 'FST_PWAUTH_INVALID_CREDENTIALS')
+})
+
 t.test('the service down, slow or answering garbage: never a 500 and never a silent pass; Login goes on within its timeout', async (t) => {
   const range = await startRangeServer(t)
   range.breach(PASSWORD)
@@ -233,7 +248,8 @@ t.test('onUnavailable \'refuse\': new passwords get 503 while the service is dow
   const resetAnswer = await reset(link!.token!, FRESH)
   expectProblem(t, resetAnswer, 503, 'FST_PWAUTH_UNAVAILABLE', 'ResetPassword')
   t.ok(resetAnswer.headers['retry-after'])
-  t.same(expectProblem(t, await register(GRACE, 'short'), 400, 'FST_PWAUTH_WEAK_PASSWORD').reasons, ['too_short'], 'another objection is answered as such')
+  t.same(expectProblem(t, await register(GRACE, 'grace picks a long passphrase'), 400, 'FST_PWAUTH_WEAK_PASSWORD').reasons, ['contains_email'],
+    'another objection is answered as such')
   t.equal((await login()).statusCode, 200, 'Login does not depend on the service')
   range.mode = 'ok'
   t.equal((await reset(link!.token!, FRESH)).statusCode, 204, 'the token survived the 503')
@@ -258,6 +274,7 @@ t.test('the option: off by default; each mistake named, misspellings with did yo
     ['https://api.pwnedpasswords.com/range/', 'breachedPasswords must be an object'],
     [{ rangeUrl: 'ftp://example.com/range/' }, 'breachedPasswords.rangeUrl must be an http(s) address'],
     [{ rangeUrl: 'https://example.com/range?prefix=' }, 'breachedPasswords.rangeUrl must be an http(s) address'],
+    [{ rangeUrl: 'http://[::1/range/' }, 'breachedPasswords.rangeUrl must be an http(s) address'],
     [{ rangeUrl: range.url, timeoutMs: 0 }, 'breachedPasswords.timeoutMs must be a whole number of milliseconds from 1 to 60000'],
     [{ rangeUrl: range.url, cacheTtl: 0 }, 'breachedPasswords.cacheTtl must be a whole number of seconds from 1 to 2592000'],
     [{ rangeUrl: range.url, cacheSize: -1 }, 'breachedPasswords.cacheSize must be a whole number of prefixes from 0 to 1048576'],

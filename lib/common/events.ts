@@ -28,8 +28,11 @@ export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'ta
 /** Why a breached-password lookup gave no answer. */
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
 
-/** Where a correct password can be answered 403 PASSWORD_RESET_REQUIRED. */
-export type PasswordResetRequiredRoute = 'Login' | 'ChangePassword' | 'Reauthenticate'
+/** The routes that verify the account's current password (Login's check), where it can be answered 403 PASSWORD_RESET_REQUIRED. */
+export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable'
+
+/** Why a correct password may not be used: `breached`, the range service knows it (contract §20). */
+export type ResetRequiredReason = 'breached'
 
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
@@ -127,7 +130,7 @@ export type AuthEventDetails =
    * PASSWORD_RESET_REQUIRED, nothing issued; with resets on, a password_reset message goes out as
    * ForgotPassword's would (its `password.reset_requested` event follows).
    */
-  | { type: 'password.reset_required', route: PasswordResetRequiredRoute, reason: 'breached', accountId: string, email: string }
+  | { type: 'password.reset_required', route: PasswordRoute, reason: ResetRequiredReason, accountId: string, email: string }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */

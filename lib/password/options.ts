@@ -137,7 +137,7 @@ export interface PasswordParts {
   checkPassword: CheckPassword
   /** Whether a Login replaces a legacy or weaker hash (the upgradeHashes option). */
   upgradeHashes: boolean
-  /** The range service's verdicts, when one is configured: the policy asks about new passwords, the routes about verified current ones. */
+  /** The range service's verdicts, when one is configured: the policy asks about new passwords, checkPassword about verified current ones. */
   breachCheck: BreachCheck | undefined
 }
 
@@ -149,7 +149,7 @@ export interface PasswordParts {
 export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, storeCall, emit, log }: Parts): Promise<PasswordParts> {
   const hashQueue = new HashQueue(resolved.hashing.threads, resolved.hashing.maxQueue)
   const hasher = new PasswordHasher({ params: resolved.argon2, pepper: resolved.pepper, queue: hashQueue, legacyHashes: resolved.legacyHashes, log })
-  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash() })
   const breachCheck = resolved.breachedPasswords === undefined ? undefined : createBreachCheck(resolved.breachedPasswords, emit)
+  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash(), breachCheck })
   return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy, breachCheck), checkPassword, upgradeHashes: resolved.upgradeHashes, breachCheck }
 }

@@ -6,8 +6,7 @@ import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openap
 import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
 import type { RouteContext } from './context.js'
-import { refuseCode, refusePassword } from './refusals.js'
-import { refuseBreachedPassword } from './reset-required.js'
+import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, breachCheck } = context
@@ -39,6 +38,8 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
 
     const deviceId = knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, currentPassword, deviceId)
+    // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account, result.reason)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'password.change_failed', reason: 'throttled', email, device: result.device }
@@ -47,8 +48,6 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     }
 
     const { account } = result
-    // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
-    await refuseBreachedPassword(context, request, reply, account, currentPassword, 'ChangePassword')
     // With two factors on, the password alone changes nothing (contract §4): a thief who has it can neither
     // set his own nor end the owner's sessions. After the password, so only its owner's failures count.
     if (secondFactor !== undefined) {

@@ -8,8 +8,7 @@ import { documentedTokenReply, LoginBody, MfaChallengeReply } from '../http/sche
 import type { StoredAccount } from '../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../password/legacy/bcrypt.js'
 import type { RouteContext } from './context.js'
-import { refusePassword } from './refusals.js'
-import { refuseBreachedPassword } from './reset-required.js'
+import { refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs, breachCheck } = context
@@ -58,14 +57,13 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     const email = normalizeEmail(request.body.email)
     const deviceId = knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account, result.reason)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device }
         : { type: 'login.failed', reason: result.reason, accountId: result.account?.id, email })
       throw refusePassword(result)
     }
-    // Only now, with the password verified: whoever lacks it got the 401 above, in the time it always takes.
-    await refuseBreachedPassword(context, request, reply, result.account, request.body.password, 'Login')
     if (result.needsUpgrade && upgradeHashes) {
       const { password } = request.body
       if (result.hashFormat === 'bcrypt' && Math.max(Buffer.byteLength(password), Buffer.byteLength(password.normalize('NFC'))) > BCRYPT_MAX_PASSWORD_BYTES) {

@@ -104,20 +104,22 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContex
  * ends its own (routes/login.ts, routes/login-mfa.ts).
  */
 export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteContext): void {
-  const { secondFactor, sessionService, knownDevices, outbox, emit } = context
+  const { secondFactor, sessionService, knownDevices, outbox, emit, breachCheck } = context
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
+  // A breached password answers 403 PASSWORD_RESET_REQUIRED here too, as at Reauthenticate (contract §20).
+  const switchErrors = breachCheck === undefined ? SWITCH_ERRORS : [...SWITCH_ERRORS, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const]
   const passwordNote = ' The password stands for a recent authentication: no Reauthenticate is needed.'
 
   routes.post('/Mfa/Confirm', guarded(undefined, 'Turn two factors on', `With the password and a current code for the secret of Setup. Every other session ends.${passwordNote}`, {
     body: ConfirmMfaBody,
     ok: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply) },
-    errors: SWITCH_ERRORS
+    errors: switchErrors
   }), async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'pending') throw requestError('FST_PWAUTH_MFA_STATE')
     const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
     const result = await secondFactor.confirm(request, account.id, request.body.code, { deviceId })
     if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
     if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
@@ -132,13 +134,13 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
   routes.post('/Mfa/Disable', guarded(undefined, 'Turn two factors off', `With the password and a TOTP code or a recovery code. Every other session ends.${passwordNote}`, {
     body: DisableMfaBody,
     ok: { 204: noContentResponse('Two factors are off.') },
-    errors: SWITCH_ERRORS
+    errors: switchErrors
   }), async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'on') throw requestError('FST_PWAUTH_MFA_STATE')
     const deviceId = knownDevices.recognise(request, account.email)
-    await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
     const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome === 'off') throw requestError('FST_PWAUTH_MFA_STATE')
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })

@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { requestError, type PasswordAuthError } from '../common/errors.js'
-import type { MfaRoute } from '../common/events.js'
+import type { MfaRoute, PasswordRoute, ResetRequiredReason } from '../common/events.js'
 import type { ConfirmCheck, SecondFactorCheck } from '../mfa/second-factor.js'
 import type { PasswordCheckResult } from '../password/credential-check.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
+import { sendResetLink } from './reset-link.js'
 
-/** A password check that did not pass. */
-export type RefusedPassword = Exclude<PasswordCheckResult, { outcome: 'accepted' }>
+/** A password check that did not pass (a verified password that may not be used is refuseResetRequired's). */
+export type RefusedPassword = Exclude<PasswordCheckResult, { outcome: 'accepted' | 'reset_required' }>
 
 /** A second-factor code that was not accepted (`off` where the route needs a code all the same). */
 export type RefusedCode = Exclude<SecondFactorCheck | ConfirmCheck, { outcome: 'accepted' | 'no_setup' }>
@@ -46,4 +47,19 @@ export function refuseCode ({ emit, outbox, mailLimit }: Pick<RouteContext, 'emi
     })
   }
   return requestError('FST_PWAUTH_MFA_CODE_INVALID')
+}
+
+/**
+ * The answer to a correct password that may not be used (contract §20: the range service knows it). Only ever
+ * after the password verified, so anyone without it still gets the 401. Nothing is issued: 403
+ * PASSWORD_RESET_REQUIRED, and after the answer a password_reset link, as ForgotPassword would send it (within
+ * the address's budget; nothing while resets are off). The one place this outcome is answered: every route
+ * that verifies the current password calls it.
+ */
+export function refuseResetRequired (context: Pick<RouteContext, 'emit' | 'outbox' | 'mailLimit' | 'oneTimeTokens' | 'passwordReset'>, request: FastifyRequest,
+  reply: FastifyReply, route: PasswordRoute, account: PasswordAuthAccount, reason: ResetRequiredReason): PasswordAuthError {
+  context.emit(request, { type: 'password.reset_required', route, reason, accountId: account.id, email: account.email })
+  const { passwordReset } = context
+  if (passwordReset !== undefined) context.outbox.afterResponse(reply, async () => { await sendResetLink(context, request, account, passwordReset.ttlMs) })
+  return requestError('FST_PWAUTH_PASSWORD_RESET_REQUIRED')
 }
