@@ -143,7 +143,7 @@ t.test('two factors document their bodies: Confirm and Disable take the password
   t.notOk(codesOf(document.paths['/Auth/Mfa/Setup'].post.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'Setup needs no recent authentication')
 })
 
-t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Login, ChangePassword and Reauthenticate; 503 where new passwords are checked', async (t) => {
+t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Login, ChangePassword, Reauthenticate, Confirm and Disable; 503 where new passwords are checked', async (t) => {
   const documentOf = async (auth: Partial<PasswordAuthOptions>): Promise<Doc> => {
     const app = Fastify()
     t.teardown(async () => { await app.close() })
@@ -153,10 +153,10 @@ t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Log
     await app.ready()
     return app.swagger() as Doc
   }
-  const plain = await documentOf({})
-  const document = await documentOf({ breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/' } })
+  const plain = await documentOf({ mfa: true })
+  const document = await documentOf({ mfa: true, breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/' } })
   await expectValid(t, document)
-  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate']) {
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate', '/Auth/Mfa/Confirm', '/Auth/Mfa/Disable']) {
     t.notOk(plain.paths[path].post.responses[403], `${path}: no 403 without a range service`)
     const forbidden = document.paths[path].post.responses[403]
     t.same(codesOf(forbidden), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
