@@ -12,8 +12,8 @@
  *                contexts they are registered in (index.ts), and the answers of refused checks (refusals.ts)
  *   guard/ password/ mfa/ messages/ (and passkeys/, account/ to come, beside mfa/)
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
- *     password/  argon2id hashing on threads of its own and its queue, the policy (a breached-password
- *                check goes here), the credential check, legacy/ hash formats
+ *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
+ *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
  *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
  *   throttle/ session/
