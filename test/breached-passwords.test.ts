@@ -298,7 +298,8 @@ t.test('the guide\'s block works as written: a breached password at Login gets t
   // The block as written; only the range service is the test's own.
   const block = docBlock('example/docs/breached-passwords.md', 'breached-options')
     .replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET').replace('https://api.pwnedpasswords.com/range/', range.url)
-  const app = Fastify()
+  // The block registers with the real argon2 costs: its dummy hash may take long on a busy machine.
+  const app = Fastify({ pluginTimeout: 60_000 })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
