@@ -36,7 +36,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const deviceId = knownDevices.recognise(request, email)
+    const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, currentPassword, deviceId)
     // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
     if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account, result.reason)
