@@ -45,6 +45,12 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
         text: 'Someone gave the right password of this account, then a wrong code from the authenticator app. If it was not you, ' +
           `your password is known: reset it at ${appUrl}/ (your code is still needed). We tell you this at most once a day.`
       }
+    case 'new_device_login':
+      return {
+        subject: 'A sign-in from a new device',
+        text: `Someone signed in to this account on ${new Date(message.at!).toUTCString()} from ${message.ip!}, with ${message.device!}. ` +
+          `If it was you, there is nothing to do. If not, reset your password at ${appUrl}/ and end your other sessions.`
+      }
   }
 }
 

@@ -85,8 +85,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
   fastify.addHook('onClose', async () => { await password.hasher.close() })
-  const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
-  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy })
+  const { outbox, mailLimit, noticeNewDevice } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
+  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy, emit })
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
@@ -110,7 +110,9 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     outbox,
     mailLimit,
     secondFactor: mfa?.secondFactor,
-    mfaTtlMs: mfa?.ttlMs ?? 0
+    mfaTtlMs: mfa?.ttlMs ?? 0,
+    noticeNewDevice,
+    trustedDevices: mfa?.trustedDevices
   }, {
     routes: config.routes,
     answerError,

@@ -25,6 +25,12 @@ export type ChangeFailureReason =
  */
 export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
 
+/**
+ * Why trusts of devices for the second factor ended (contract §21): the owner removed one, or every one ended
+ * because two factors were turned on or off, the password changed or was reset, or EndOthers ran.
+ */
+export type TrustEndReason = 'removed' | 'mfa_changed' | 'password_changed' | 'password_reset' | 'sessions_ended'
+
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
 
@@ -43,8 +49,11 @@ export type RefreshFailureReason =
 
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
-  /** `mfa`: the session started at LoginMfa, after a second factor. */
-  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean }
+  /**
+   * `mfa`: the session proved a second factor (LoginMfa, or a trusted device: `trustedDevice`). `newDevice`: the
+   * request had no live device token of the account, so its owner is told (new_device_login).
+   */
+  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean, trustedDevice?: boolean, newDevice?: boolean }
   /** The password was right and the account has two factors on: Login answered a challenge, no session. */
   | { type: 'login.mfa_required', accountId: string, email: string }
   /**
@@ -109,6 +118,10 @@ export type AuthEventDetails =
   | { type: 'message.failed', messageType: string, accountId?: string, reason: 'error' | 'timeout' | 'queue_full' }
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
+  /** A LoginMfa with rememberDevice trusted its device for the second factor (contract §21). */
+  | { type: 'mfa.device_trusted', accountId: string, trustId: string }
+  /** The owner removed one trusted device (`trustId`), or every trust of the account ended (no `trustId`). */
+  | { type: 'mfa.device_trust_ended', accountId: string, trustId?: string, reason: TrustEndReason }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */
@@ -154,7 +167,9 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'mfa.code_required': 'info',
   'mfa.enabled': 'info',
   'mfa.disabled': 'info',
-  'mfa.recovery_codes_replaced': 'info'
+  'mfa.recovery_codes_replaced': 'info',
+  'mfa.device_trusted': 'info',
+  'mfa.device_trust_ended': 'info'
 }
 
 /**

@@ -4,6 +4,7 @@ import type { EmitEvent } from '../common/events.js'
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
 export interface PasswordAuthMessage {
   type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
+    | 'new_device_login'
   /** The account's normalised e-mail address. */
   to: string
   /** The one-time token to put in a link (password_reset, verify_email). Reaches `deliver` and nothing else. */
@@ -11,6 +12,10 @@ export interface PasswordAuthMessage {
   /** Epoch milliseconds the token dies at. */
   expiresAt?: number
   accountId?: string
+  /** new_device_login: when (epoch milliseconds), from which address (as Fastify's trustProxy gives it) and what kind of device ("Chrome on macOS"). */
+  at?: number
+  ip?: string
+  device?: string
 }
 
 export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>
@@ -31,6 +36,8 @@ const CONCURRENCY = 4
 const DELIVER_TIMEOUT_MS = 30_000
 
 export interface Outbox {
+  /** Whether the host gave a `deliver`: without one, nothing is sent and no budget need be counted. */
+  readonly delivers: boolean
   /**
    * Runs `job` once the response has been sent, so neither its store calls nor its delivery shows in the
    * answer's timing. Errors are the job's to report; what escapes is logged.
@@ -74,6 +81,7 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
   }
 
   return {
+    delivers: deliver !== undefined,
     afterResponse (reply, job) {
       let started = false
       const run = (): void => {

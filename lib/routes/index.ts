@@ -21,6 +21,7 @@ import { registerRefresh } from './refresh.js'
 import { registerRegister } from './register.js'
 import { registerResetPassword } from './reset-password.js'
 import { registerSessionRoutes } from './sessions.js'
+import { registerTrustedDeviceRoutes } from './trusted-devices.js'
 import { registerVerifyEmail } from './verify-email.js'
 
 interface Settings {
@@ -112,6 +113,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       registerLogout(app, context)
       if (sessionRoutes) registerSessionRoutes(app, context)
       if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })
+      if (sessionRoutes && context.trustedDevices !== undefined) registerTrustedDeviceRoutes(app, context, context.trustedDevices)
     })
   }, { prefix: options.prefix })
 

@@ -11,7 +11,10 @@ import type { RouteContext } from './context.js'
 import { refusePassword } from './refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
+  const {
+    accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs,
+    noticeNewDevice, trustedDevices
+  } = context
   const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
 
   /**
@@ -70,15 +73,21 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
         await upgradeHash(request, result.account, password, result.hashFormat)
       }
     }
-    if (secondFactor !== undefined && await secondFactor.enrolment(request, result.account.id) !== null) return await challenge(request, result.account)
-    const { sessionId, tokenReply } = await sessionService.start(request, result.account)
-    // Two factors turned on while the session was being created: the switch ended the account's other
-    // sessions, perhaps before this one existed. Read again now that it does (contract §15).
-    if (secondFactor !== undefined && await secondFactor.enrolment(request, result.account.id) !== null) {
+    const { account } = result
+    const enrolment = secondFactor === undefined ? null : await secondFactor.enrolment(request, account.id)
+    // With two factors on, only a device trusted for them (contract §21) skips the code.
+    const trust = enrolment === null || deviceId === null || trustedDevices === undefined ? null : await trustedDevices.use(request, { account, deviceId, enrolment })
+    if (enrolment !== null && trust === null) return await challenge(request, account)
+    const { sessionId, tokenReply } = await sessionService.start(request, account, trust !== null, trust !== null)
+    // Two factors switched on or off, or every trust ended, while the session was being created: the change
+    // ended the account's other sessions, perhaps before this one existed. Read again now that it does (contract §15, §21).
+    if (secondFactor !== undefined && (await secondFactor.enrolment(request, account.id) !== enrolment ||
+        (trust !== null && !await trustedDevices!.stillCurrent(request, account.id, trust.generation)))) {
       await sessionService.end(request, sessionId, 'mfa_changed')
-      return await challenge(request, result.account)
+      return await challenge(request, account)
     }
-    emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
+    const newDevice = noticeNewDevice(request, reply, account, deviceId)
+    emit(request, { type: 'login.succeeded', accountId: account.id, email, sessionId, ...trust === null ? {} : { mfa: true, trustedDevice: true }, ...newDevice ? { newDevice } : {} })
     return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, email, deviceId) }
   })
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import { describeDevice } from '../http/user-agent.js'
 import type { RouteContext } from './context.js'
 
 const Session = Type.Object({
@@ -12,8 +13,14 @@ const Session = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.String({ format: 'date-time', description: 'The last Login or refresh.' }),
   expiresAt: Type.String({ format: 'date-time', description: 'When it ends unless refreshed.' }),
-  ip: Type.String(),
-  userAgent: Type.String()
+  ip: Type.String({ description: 'The client\'s address at Login, as Fastify\'s trustProxy setting gives it: never a header the server does not trust.' }),
+  userAgent: Type.String(),
+  device: Type.Object({
+    browser: Type.String({ description: 'e.g. "Chrome", "Safari"; "Unknown" when the User-Agent names none.' }),
+    os: Type.String({ description: 'e.g. "macOS", "Android"; "Unknown" when the User-Agent names none.' }),
+    type: Type.String({ description: '"desktop", "mobile", "tablet", "tv", "bot" or "unknown".' })
+  }, { description: 'What the User-Agent at Login says, parsed by bowser.' }),
+  trustedDevice: Type.Boolean({ description: 'True when a device trusted for the second factor stood for the code at Login.' })
 })
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -24,7 +31,7 @@ const iso = (ms: number): string => new Date(ms).toISOString()
  * Ending needs a recent password proof (reauthMaxAge), so a stolen access token alone cannot lock the
  * owner out of their other devices.
  */
-export function registerSessionRoutes (app: FastifyInstance, { sessionService, reauthMaxAge }: RouteContext): void {
+export function registerSessionRoutes (app: FastifyInstance, { sessionService, reauthMaxAge, trustedDevices }: RouteContext): void {
   const recent = [authenticate, requireRecentAuthentication(reauthMaxAge)]
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -46,7 +53,9 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
       lastUsedAt: iso(session.lastUsedAt),
       expiresAt: iso(session.expiresAt),
       ip: session.ip,
-      userAgent: session.userAgent
+      userAgent: session.userAgent,
+      device: describeDevice(session.userAgent),
+      trustedDevice: session.trustedDevice === true
     }))
   })
 
@@ -78,7 +87,8 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
     onRequest: recent,
     schema: {
       summary: 'End every session but this one',
-      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate). The body is ignored.`,
+      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate). The body is ignored.` +
+        (trustedDevices === undefined ? '' : ' Every device trusted for the second factor needs a code again.'),
       tags: ['Sessions'],
       security: [{ bearerAuth: [] }],
       response: {
@@ -87,6 +97,9 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
       }
     }
   }, async (request) => {
-    return { ended: await sessionService.endOthers(request, accountOf(request)!.id, sessionOf(request)!.id, 'ended_by_user') }
+    const accountId = accountOf(request)!.id
+    // Trusts first: a Login from a trusted device that races this ends the session it started (routes/login.ts).
+    await trustedDevices?.endAll(request, accountId, 'sessions_ended')
+    return { ended: await sessionService.endOthers(request, accountId, sessionOf(request)!.id, 'ended_by_user') }
   })
 }

@@ -67,13 +67,16 @@ export class SessionService {
     this.refreshEnabled = refresh
   }
 
-  /** Starts a session for an account that just proved its password (and, `mfa`, a second factor). */
-  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
+  /**
+   * Starts a session for an account that just proved its password (and, `mfa`, a second factor; `trustedDevice`:
+   * a device trusted for it stood for the code, contract §21).
+   */
+  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, trustedDevice = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
     const sessionId = randomBytes(16).toString('base64url')
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
     const times = await this.#storeCall(request.log, 'sessions.create', () => this.#store.create({
-      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
+      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa, trustedDevice
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
     return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa) }

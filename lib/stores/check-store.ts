@@ -6,7 +6,8 @@ const STORE_METHODS = {
   sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle'],
   oneTimeTokens: ['put', 'find', 'consume'],
-  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable']
+  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable'],
+  'mfa.trustedDevices': ['generation', 'trust', 'use', 'list', 'remove', 'endAll']
 } as const
 
 /** Checks the store given as option `name`. */

@@ -22,7 +22,7 @@ export class DeviceTokens {
   }
 
   /** A token for `email`; `deviceId` keeps the device's counter when it already had one. */
-  mint (email: string, deviceId: string = randomBytes(16).toString('base64url')): string {
+  mint (email: string, deviceId: string = newDeviceId()): string {
     const body = `${deviceId}.${(Math.floor(Date.now() / 1000) + this.ttlSeconds).toString(36)}`
     return `${body}.${mac(this.#keys[0]!, body, email)}`
   }
@@ -38,6 +38,11 @@ export class DeviceTokens {
     const presented = Buffer.from(signature!)
     return this.#keys.some((key) => timingSafeEqual(Buffer.from(mac(key, body, email)), presented)) ? deviceId! : null
   }
+}
+
+/** A new device's id: 128 random bits. */
+export function newDeviceId (): string {
+  return randomBytes(16).toString('base64url')
 }
 
 function mac (key: Buffer, body: string, email: string): string {

@@ -25,7 +25,9 @@ const DERIVED_KEYS = {
   /** throttle/attempt-throttle.ts (per-e-mail counters) and messages/mail-limit.ts: a rotation starts every e-mail's counter afresh. */
   'attempt-key': 'current',
   /** tokens/one-time-tokens.ts: reset and verification links, login challenges; a rotation ends the live ones. */
-  'one-time-token': 'current'
+  'one-time-token': 'current',
+  /** mfa/trusted-devices.ts: devices trusted for the second factor, hashed with the first key and found under every one. */
+  'trusted-device': 'all'
 } as const satisfies Record<string, Rotation>
 
 export type KeyPurpose = keyof typeof DERIVED_KEYS

@@ -123,8 +123,8 @@ export class MemorySessionStore implements SessionStore {
     for (const id of this.#byAccount.get(accountId) ?? []) {
       const entry = this.#entries.get(id)!
       if (!isLive(entry, now)) continue
-      const { ip, userAgent } = entry.session
-      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent })
+      const { ip, userAgent, trustedDevice = false } = entry.session
+      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent, trustedDevice })
     }
     return sessions
   }

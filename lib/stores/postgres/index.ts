@@ -5,6 +5,7 @@ import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
+import { trustedDevicesTableSql } from './trusted-devices.js'
 
 export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
 export type {
@@ -16,6 +17,7 @@ export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './m
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
 export type { Queryable } from './sql.js'
+export { PostgresTrustedDeviceStore, trustedDevicesTableSql, type PostgresTrustedDeviceStoreOptions } from './trusted-devices.js'
 
 /**
  * Creates the plugin's tables, indexes and trigger if they do not exist yet. Idempotent, and safe when
@@ -24,7 +26,9 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string } = {}
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, trustedDevicesTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, trustedDevicesTable?: string
+  } = {}
 ): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
@@ -32,6 +36,7 @@ ${accountsTableSql(accountsTable)}
 ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
-${mfaTableSql(mfaTable)}`
+${mfaTableSql(mfaTable)}
+${trustedDevicesTableSql(trustedDevicesTable)}`
   })
 }

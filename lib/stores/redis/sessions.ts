@@ -16,14 +16,15 @@ export interface RedisSessionStoreOptions {
 // Ending deletes it and leaves {sid}:ended (the reason) for as long as the session would have lived, so
 // a late refresh learns why it fails. Both keys share the hash tag: one Cluster slot, one atomic script.
 // Fields: a account id, v credential version, k key id, g generation, r rotated at, c created at,
-// u last used, at last password proof, m '1' once a second factor was proved, i idle limit, e absolute end (ms, server time), ip, ua. Sessions
+// u last used, at last password proof, m '1' once a second factor was proved, td '1' when a trusted device stood for it,
+// i idle limit, e absolute end (ms, server time), ip, ua. Sessions
 // created before `at` existed read their creation time instead.
 
 const CREATE = `${LUA_NOW}
 local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
 local idle, ends = now + idleMs, now + maxMs
 redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
-  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8])
+  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8], 'td', ARGV[9])
 redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
 return {now, math.min(idle, ends) - now, ends - now}`
 
@@ -80,7 +81,7 @@ interface ScriptedClient {
   fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
 }
 
-const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at'] as const
+const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at', 'td'] as const
 const ONE_KEY = new Set(['fastifyPasswordAuthSessionCreate', 'fastifyPasswordAuthSessionReauthenticate'])
 /**
  * An index entry whose session key is missing is removed only once it is this old: a Login writes the
@@ -119,7 +120,8 @@ export class RedisSessionStore implements SessionStore {
     const index = this.#accountKey(session.accountId)
     await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
     const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
-      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0')
+      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0',
+      session.trustedDevice === true ? '1' : '0')
     return times(createdAt, expiresInMs, remainingMs)
   }
 
@@ -173,7 +175,7 @@ export class RedisSessionStore implements SessionStore {
     const records = await Promise.all(entries.map(async ({ id }) => await this.#client.hmget(this.#sessionKey(id), ...INFO_FIELDS)))
     const sessions: SessionInfo[] = []
     const gone: typeof entries = []
-    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt]] of records.entries()) {
+    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt, trustedDevice]] of records.entries()) {
       if (account === null) {
         if (this.#settled(entries[i]!.indexedAt)) gone.push(entries[i]!)
         continue
@@ -186,7 +188,8 @@ export class RedisSessionStore implements SessionStore {
         authenticatedAt: Number(authenticatedAt ?? createdAt),
         expiresAt: Math.min(Number(idle), Number(ends)),
         ip: ip ?? '',
-        userAgent: userAgent ?? ''
+        userAgent: userAgent ?? '',
+        trustedDevice: trustedDevice === '1'
       })
     }
     await this.#forget(accountId, gone)
