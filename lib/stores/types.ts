@@ -108,6 +108,8 @@ export interface SessionState {
   authenticatedAt: number
   /** Whether the account proved a second factor in this session (LoginMfa, or a code since); missing means false. */
   mfa?: boolean
+  /** Whether the session started from a device trusted for the second factor (contract §21); missing means false. */
+  trustedDevice?: boolean
 }
 
 /** A live session as the host API lists it. Times are epoch milliseconds of the store's clock. */

@@ -277,6 +277,9 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         await store.create(trusted, policy)
         await store.create(newSession({ mfa: true }), policy)
         assert.equal((await store.get(trusted.id))?.mfa, true)
+        const rotated = live(await store.rotate(trusted.id, 0, 'key-a', policy), 'rotated', 1)
+        assert.equal(rotated.mfa, true)
+        assert.equal(rotated.trustedDevice, true, 'a rotation says so, for the next access token\'s amr')
         const listed = await store.list('account-1')
         assert.deepEqual(listed.map((s) => [s.id === trusted.id, s.trustedDevice === true]).sort(), [[false, false], [true, true]])
       }

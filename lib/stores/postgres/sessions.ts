@@ -44,7 +44,8 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 const LIVE = 'ended_reason IS NULL AND idle_until > now() AND ends_at > now()'
 const TIMES = `${ms('created_at')} AS "createdAt", ${ms('LEAST(idle_until, ends_at) - now()')} AS "expiresInMs", ${ms('ends_at - now()')} AS "remainingMs"`
 const AUTHENTICATED_AT = 'floor(extract(epoch from authenticated_at) * 1000)::float8 AS "authenticatedAt"'
-const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, ${TIMES}`
+const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa,
+  trusted_device AS "trustedDevice", ${TIMES}`
 const INTERVAL = "$1::float8 * interval '1 millisecond'"
 
 type Row = Record<string, unknown>
@@ -62,6 +63,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
     credentialVersion: Number(row.credentialVersion),
     authenticatedAt: Number(row.authenticatedAt),
     mfa: row.mfa === true,
+    trustedDevice: row.trustedDevice === true,
     ...times(row)
   }
 }

@@ -43,7 +43,7 @@ return now`
 
 const ROTATE = `${LUA_NOW}
 local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm')
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm', 'td')
 if not s[1] then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
   return {'unknown'}
@@ -56,10 +56,10 @@ if generation == current then
   idle = now + idleMs
   redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
   redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
-  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or '0'}
 end
 if generation == current - 1 and now - rotatedAt <= graceMs then
-  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or '0'}
 end
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
@@ -139,7 +139,7 @@ export class RedisSessionStore implements SessionStore {
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
     const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
-    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa] = reply
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa, trustedDevice] = reply
     switch (outcome) {
       case 'rotated':
       case 'grace':
@@ -151,6 +151,7 @@ export class RedisSessionStore implements SessionStore {
           credentialVersion: Number(credentialVersion),
           authenticatedAt: Number(authenticatedAt),
           mfa: mfa === '1',
+          trustedDevice: trustedDevice === '1',
           ...times(createdAt, expiresInMs, remainingMs)
         }
       case 'reused': return { outcome, accountId: String(current) }
