@@ -137,8 +137,14 @@ export class MemorySessionStore implements SessionStore {
   #current (entry: Entry, now: number) {
     const { accountId, credentialVersion } = entry.session
     return {
-      generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa,
-      trustedDevice: entry.session.trustedDevice === true, ...times(entry, now)
+      generation: entry.generation,
+      keyId: entry.keyId,
+      accountId,
+      credentialVersion,
+      authenticatedAt: entry.authenticatedAt,
+      mfa: entry.mfa,
+      trustedDevice: entry.session.trustedDevice === true,
+      ...times(entry, now)
     }
   }
 
