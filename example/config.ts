@@ -39,6 +39,8 @@ export interface ServerConfig {
   /** AUTH_MFA_TTL: seconds a Login's second-factor challenge lives; AUTH_APP_NAME: the issuer authenticator apps show. */
   mfaTtl: number | undefined
   mfaIssuer: string
+  /** AUTH_MFA_TRUST_DAYS: days a LoginMfa with rememberDevice trusts its device (default 30; 0 off; fractions to the second). */
+  mfaTrustDays: number
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -47,6 +49,17 @@ function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number
   const value = Number(raw)
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`)
+  }
+  return value
+}
+
+/** A number of days from 0 to `max`, fractions allowed down to one second (a test may trust a device for 2 s). */
+function days (env: NodeJS.ProcessEnv, name: string, max: number): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const value = Number(raw)
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value > max || (value > 0 && Math.round(value * 86_400) < 1)) {
+    throw new Error(`${name} must be a number of days from 0 to ${max} (0.0000116 is one second), not "${raw}"`)
   }
   return value
 }
@@ -93,6 +106,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
     mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
-    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
+    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    mfaTrustDays: days(env, 'AUTH_MFA_TRUST_DAYS', 400) ?? 30
   }
 }
