@@ -232,3 +232,31 @@ t.test('what the store holds works as no token: keyed hashes bound to the accoun
   t.equal((await changePassword(changeBody({ code: nextCode() }))).statusCode, 204, 'a store failure at the end of the trusts does not undo the change')
   t.equal((await login(deviceToken, NEW_PASSWORD)).json().mfaRequired, true, 'the trust died with the old password all the same')
 })
+
+t.test('the devices guide\'s block works as written', async (t) => {
+  const { docBlock } = await import('./helpers/docs.js')
+  const { default: Fastify } = await import('fastify')
+  const { default: passwordAuth, MemoryAccountStore, hashPassword } = await import('../lib/index.js')
+  const { CHEAP_ARGON2, SECRET } = await import('./helpers/app.js')
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  const accounts = new MemoryAccountStore()
+  accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const store = new MemoryTrustedDeviceStore()
+  const block = docBlock('example/docs/devices.md', 'trusted-devices').replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET')
+  // The block as written; only the PostgreSQL store is swapped for the memory one.
+  // eslint-disable-next-line no-new-func
+  const run = new Function('app', 'passwordAuth', 'accounts', 'PostgresTrustedDeviceStore', 'pool', 'process', `return (async () => { ${block} })()`)
+  await run(app, passwordAuth, accounts, function () { return store }, {}, { env: { JWT_SECRET: SECRET } })
+  const bearer = { authorization: `Bearer ${(await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })).json().accessToken}` }
+  const { secret } = (await app.inject({ method: 'POST', url: '/Auth/Mfa/Setup', headers: bearer })).json()
+  const step = currentStep()
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers: bearer, payload: { code: totpCode(secret, step), password: PASSWORD } })).statusCode, 200)
+  const mfaToken = (await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })).json().mfaToken
+  const answer = await app.inject({ method: 'POST', url: '/Auth/LoginMfa', headers: { 'user-agent': CHROME_MAC }, payload: { mfaToken, code: totpCode(secret, step + 1), rememberDevice: true } })
+  const trusts = (await app.inject({ url: '/Auth/Sessions/Devices', headers: { authorization: `Bearer ${answer.json().accessToken}` } })).json()
+  t.match(trusts, [{ label: 'Chrome on macOS' }], 'sessionRoutes lists it')
+  t.ok(Math.abs(Date.parse(trusts[0].trustedUntil) - Date.now() - 30 * DAY_MS) < 5000, 'for 30 days')
+  const again = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD, deviceToken: answer.json().deviceToken } })
+  t.type(again.json().accessToken, 'string', 'the trusted device skips the code')
+})
