@@ -260,3 +260,27 @@ t.test('the devices guide\'s block works as written', async (t) => {
   const again = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD, deviceToken: answer.json().deviceToken } })
   t.type(again.json().accessToken, 'string', 'the trusted device skips the code')
 })
+
+t.test('store failures: a trust that cannot be written costs a code later, never the sign-in; EndOthers fails closed', async (t) => {
+  let failing = false
+  const fail = async () => { if (failing) throw new Error('store down') }
+  const { login, loginMfa, devices, app, trustedLogin } = await trustApp(t, {
+    store: (clock) => wrapped(clock, (inner) => ({
+      trust: async (...args) => { await fail(); return await inner.trust(...args) },
+      endAll: async (...args) => { await fail(); return await inner.endAll(...args) }
+    }))
+  })
+  const { deviceToken, accessToken } = await trustedLogin()
+  failing = true
+  const challenged = await login()
+  const answered = await loginMfa(challenged.json().mfaToken, { rememberDevice: true })
+  t.equal(answered.statusCode, 200, 'the LoginMfa still signs in')
+  failing = false
+  t.equal((await devices(accessToken)).json().length, 1, 'only the first device is trusted')
+  t.equal((await login(answered.json().deviceToken)).json().mfaRequired, true)
+  failing = true
+  expectProblem(t, await app.inject({ method: 'POST', url: '/Auth/Sessions/EndOthers', headers: { authorization: `Bearer ${accessToken}` } }), 503, 'FST_PWAUTH_UNAVAILABLE')
+  failing = false
+  t.equal((await app.inject({ url: '/me', headers: { authorization: `Bearer ${answered.json().accessToken}` } })).statusCode, 200, 'no session ended while the trusts could not')
+  t.notOk('mfaRequired' in (await login(deviceToken)).json(), 'and the trust lives on, as the 503 said')
+})

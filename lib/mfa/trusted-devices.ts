@@ -51,12 +51,16 @@ export class TrustedDevices {
     return await this.#storeCall(request.log, 'trustedDevices.generation', () => this.#store.generation(accountId))
   }
 
-  /** Trusts the device for ttlMs; resolves its public id, or null when every trust of the account ended since `generation` was read. */
+  /**
+   * Trusts the device for ttlMs; resolves its public id, or null when every trust of the account ended since
+   * `generation` was read, or the store failed (logged): that costs the owner a code at the next Login, never a session.
+   */
   async trust (request: FastifyRequest, subject: TrustSubject, generation: number): Promise<string | null> {
     const { kid, key } = this.#keys[0]!
     const id = randomBytes(16).toString('base64url')
     const device = { id, deviceHash: hash(kid, key, subject), label: deviceLabel(describeDevice(request.headers['user-agent'])) }
     const stored = await this.#storeCall(request.log, 'trustedDevices.trust', () => this.#store.trust(subject.account.id, device, this.ttlMs, generation))
+      .catch(() => false)
     if (!stored) return null
     this.#emit(request, { type: 'mfa.device_trusted', accountId: subject.account.id, trustId: id })
     return id
@@ -84,10 +88,15 @@ export class TrustedDevices {
     return removed
   }
 
-  /** Ends every trust of the account (two factors off or set up anew, a password change or reset, EndOthers). */
-  async endAll (request: FastifyRequest, accountId: string, reason: Exclude<TrustEndReason, 'removed'>): Promise<void> {
-    await this.#storeCall(request.log, 'trustedDevices.endAll', () => this.#store.endAll(accountId))
-    this.#emit(request, { type: 'mfa.device_trust_ended', accountId, reason })
+  /**
+   * Ends every trust of the account (two factors off or set up anew, a password change or reset, EndOthers);
+   * false if the store failed (logged). After a password change or a new enrolment that is tidying up only: the
+   * hashes bind both, so no trust of before still works.
+   */
+  async endAll (request: FastifyRequest, accountId: string, reason: Exclude<TrustEndReason, 'removed'>): Promise<boolean> {
+    const ended = await this.#storeCall(request.log, 'trustedDevices.endAll', () => this.#store.endAll(accountId)).then(() => true, () => false)
+    if (ended) this.#emit(request, { type: 'mfa.device_trust_ended', accountId, reason })
+    return ended
   }
 }
 

@@ -62,7 +62,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     emit(request, { type: 'password.changed', accountId: account.id, email })
     // The new credential version already rejects every earlier token and trusted device; ending the sessions
     // and trusts tidies up the host's lists, so a store failure here does not undo the change.
-    await trustedDevices?.endAll(request, account.id, 'password_changed').catch(() => {})
+    await trustedDevices?.endAll(request, account.id, 'password_changed')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
     return await reply.code(204).send(null)

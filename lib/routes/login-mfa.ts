@@ -68,10 +68,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     const newDevice = noticeNewDevice(request, reply, account, deviceId)
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
     const issuedDeviceId = deviceId ?? newDeviceId()
-    if (trustGeneration !== undefined) {
-      // Best effort: a store failure here costs the owner a code at the next Login, never a session.
-      await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration).catch(() => {})
-    }
+    if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
     return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, issuedDeviceId) }
   })
 }

@@ -123,7 +123,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
     emit(request, { type: 'mfa.enabled', accountId: account.id })
     // A new enrolment already ends every earlier trust; ending them empties the owner's list.
-    await trustedDevices?.endAll(request, account.id, 'mfa_changed').catch(() => {})
+    await trustedDevices?.endAll(request, account.id, 'mfa_changed')
     // This session proved the password and the code; the others proved only a password.
     await sessionService.reauthenticate(request, sessionId, true)
     await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
@@ -146,7 +146,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })
     if (await secondFactor.disable(request, account.id)) {
       emit(request, { type: 'mfa.disabled', accountId: account.id })
-      await trustedDevices?.endAll(request, account.id, 'mfa_changed').catch(() => {})
+      await trustedDevices?.endAll(request, account.id, 'mfa_changed')
       await sessionService.reauthenticate(request, sessionId, true)
       await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
       outbox.send(request, { type: 'mfa_disabled', to: account.email, accountId: account.id })

@@ -78,7 +78,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     emit(request, { type: 'password.reset', accountId: account.id, email: account.email })
     // The new credential version already rejects every earlier token and trusted device (a reset must
     // leave no device that skips the code: Better Auth #2728); these tidy up and may fail alone.
-    await trustedDevices?.endAll(request, account.id, 'password_reset').catch(() => {})
+    await trustedDevices?.endAll(request, account.id, 'password_reset')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     await throttle.reset(request, account.email).catch(() => {})
     await secondFactor?.clearFailures(request, account.id).catch(() => {})

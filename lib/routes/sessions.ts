@@ -99,7 +99,8 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
   }, async (request) => {
     const accountId = accountOf(request)!.id
     // Trusts first: a Login from a trusted device that races this ends the session it started (routes/login.ts).
-    await trustedDevices?.endAll(request, accountId, 'sessions_ended')
+    // Fails closed: no session is ended while a trust that should end with them might live on.
+    if (trustedDevices !== undefined && !await trustedDevices.endAll(request, accountId, 'sessions_ended')) throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
     return { ended: await sessionService.endOthers(request, accountId, sessionOf(request)!.id, 'ended_by_user') }
   })
 }
