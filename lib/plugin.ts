@@ -14,8 +14,8 @@
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy (a breached-password
  *                check goes here), the credential check, legacy/ hash formats
- *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
- *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
+ *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
+ *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
  *   throttle/ session/
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
@@ -24,7 +24,7 @@
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT), one-time tokens (reset and verification links, login challenges)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
- *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings
+ *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
  *     testing/   the store contract suites (`fastify-password-auth/testing`)
  *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, the store-call deadline, and the
  *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua)

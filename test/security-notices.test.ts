@@ -126,3 +126,12 @@ t.test('the sessions list names each device and its address as trustProxy gives 
   t.equal(session.ip, '203.0.113.66', 'behind the proxy the host trusts, the address it forwarded')
   t.match(await proxied.notices(), [{ ip: '203.0.113.66', device: 'Safari on iOS' }])
 })
+
+t.test('the example server\'s mail for new_device_login names the time, the address and the device', async (t) => {
+  const { renderMessage } = await import('../example/mailer.js')
+  const at = Date.UTC(2026, 10, 26, 16, 30)
+  const { subject, text } = renderMessage({ type: 'new_device_login', to: EMAIL, at, ip: '198.51.100.7', device: 'Chrome on macOS' }, 'https://app.example.com')
+  t.equal(subject, 'A sign-in from a new device')
+  t.match(text, /Thu, 26 Nov 2026 16:30:00 GMT from 198\.51\.100\.7, with Chrome on macOS/)
+  t.match(text, /reset your password at https:\/\/app\.example\.com\//)
+})
