@@ -82,7 +82,7 @@ export class PasswordHasher {
     this.params = Object.freeze({ ...params })
     this.#queue = queue
     this.#pool = new HashPool({ threads: queue.concurrency, workerData: { params: { ...params }, pepper, bcryptModule }, log, worker })
-    this.#verifyStoredHash = createHashVerifier({ params, legacyHashes, log, verifyBuiltIn: async (task) => await this.#pool.verify(task) })
+    this.#verifyStoredHash = createHashVerifier({ params, legacyHashes, log, verifyBuiltIn: (task) => this.#pool.verify(task) })
   }
 
   async hash (password: string): Promise<string> {

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
+import { randomId } from '../common/random-id.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, LoginMfaBody } from '../http/schemas.js'
 import { accountAccepts } from '../session/account-rule.js'
 import { tokenBody } from '../session/token-body.js'
-import { newDeviceId } from '../throttle/device-tokens.js'
 import type { MfaRouteContext } from './context.js'
 import { refuseCode } from './refusals.js'
 
@@ -67,7 +67,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     }
     const newDevice = noticeNewDevice(request, reply, account, deviceId)
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
-    const issuedDeviceId = deviceId ?? newDeviceId()
+    const issuedDeviceId = deviceId ?? randomId()
     if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
     return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, issuedDeviceId) }
   })

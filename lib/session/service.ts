@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
+import { randomId } from '../common/random-id.js'
 import type { EmitEvent, RefreshFailureReason } from '../common/events.js'
 import { accountProblem } from './account-rule.js'
 import type { RefreshTokens } from './refresh-tokens.js'
@@ -72,7 +72,7 @@ export class SessionService {
    * a device trusted for it stood for the code, contract §21).
    */
   async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, trustedDevice = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
-    const sessionId = randomBytes(16).toString('base64url')
+    const sessionId = randomId()
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
     const times = await this.#storeCall(request.log, 'sessions.create', () => this.#store.create({

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { randomId } from '../common/random-id.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 
 // <device id: 128 bits>.<expiry, epoch seconds in base 36>.<HMAC-SHA256 over both and the e-mail>
@@ -22,7 +23,7 @@ export class DeviceTokens {
   }
 
   /** A token for `email`; `deviceId` keeps the device's counter when it already had one. */
-  mint (email: string, deviceId: string = newDeviceId()): string {
+  mint (email: string, deviceId: string = randomId()): string {
     const body = `${deviceId}.${(Math.floor(Date.now() / 1000) + this.ttlSeconds).toString(36)}`
     return `${body}.${mac(this.#keys[0]!, body, email)}`
   }
@@ -38,11 +39,6 @@ export class DeviceTokens {
     const presented = Buffer.from(signature!)
     return this.#keys.some((key) => timingSafeEqual(Buffer.from(mac(key, body, email)), presented)) ? deviceId! : null
   }
-}
-
-/** A new device's id: 128 random bits. */
-export function newDeviceId (): string {
-  return randomBytes(16).toString('base64url')
 }
 
 function mac (key: Buffer, body: string, email: string): string {

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import { createSigner, createVerifier } from 'fast-jwt'
 import { requestError } from '../common/errors.js'
+import { randomId } from '../common/random-id.js'
 import type { JwtAlgorithm, ResolvedKey } from './keys.js'
 
 interface Entry<T> {
@@ -136,7 +136,7 @@ export class AccessTokens {
   issue ({ accountId, sessionId, credentialVersion, mfa = false, trustedDevice = false }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
     const iat = Math.floor(Date.now() / 1000)
     const exp = Math.min(iat + this.expiresIn, Math.floor(notAfterMs / 1000))
-    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomBytes(16).toString('base64url'), cv: credentialVersion, amr: trustedDevice ? AMR_TRUSTED_DEVICE : mfa ? AMR_MFA : AMR_PASSWORD, iat, exp })
+    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomId(), cv: credentialVersion, amr: trustedDevice ? AMR_TRUSTED_DEVICE : mfa ? AMR_MFA : AMR_PASSWORD, iat, exp })
     return { accessToken, tokenType: 'Bearer', expiresIn: exp - iat }
   }
 
