@@ -45,7 +45,8 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Login', {
     schema: {
       summary: 'Log in with e-mail address and password',
-      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token; and a device token that keeps this client signing in while strangers have the address blocked. Unknown e-mail, wrong password and inactive account all get the same 401.',
+      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token; and a device token that keeps this client signing in while strangers have the address blocked. Unknown e-mail, wrong password and inactive account all get the same 401.' +
+        (trustedDevices === undefined ? '' : ' With two factors on, a device trusted for them (LoginMfa\'s rememberDevice, with its device token) gets tokens instead of a challenge.'),
       tags: ['Auth'],
       body: LoginBody,
       response: {
