@@ -1,7 +1,10 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+import type { TrustedDeviceStore } from '../../lib/index.js'
 import { PostgresTrustedDeviceStore, trustedDevicesTableSql } from '../../lib/stores/postgres/index.js'
 import { RedisTrustedDeviceStore } from '../../lib/stores/redis/index.js'
 import { trustedDeviceStoreContract } from '../../lib/testing/index.js'
+import { EMAIL, PASSWORD } from '../helpers/app.js'
+import { mfaApp } from '../helpers/mfa.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const PREFIX = `test:trusted:${process.pid}:${Date.now().toString(36)}:`
@@ -57,4 +60,34 @@ t.test('Redis: one hash per account in one slot, kept a day past its longest tru
   await store.endAll('a-1')
   t.same(Object.keys(await client.hgetall(key)), ['g'], 'only the generation stays')
   t.ok(await client.pttl(key) > DAY_MS - 60_000, 'for a day at least')
+})
+
+/** A device trusted through the routes on `store`; what the store then holds names neither the device id nor its token. */
+async function checkAtRest (t: Test, store: TrustedDeviceStore, dump: () => Promise<string>): Promise<void> {
+  const { enable, app, login } = await mfaApp(t, { mfa: { trustDays: 30, trustedDevices: store } })
+  const { recoveryCodes } = await enable()
+  const answer = await app.inject({ method: 'POST', url: '/Auth/LoginMfa', payload: { mfaToken: (await login()).json().mfaToken, code: recoveryCodes[0], rememberDevice: true } })
+  const { deviceToken } = answer.json()
+  const again = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD, deviceToken } })
+  t.type(again.json().accessToken, 'string', 'trusted through this store')
+  const held = await dump()
+  t.match(held, /\.[\w-]{43}/, 'a keyed hash is there')
+  t.notOk(held.includes(deviceToken.split('.')[0]), 'not the device id')
+  t.notOk(held.includes(deviceToken.split('.')[2]), 'nor any part of the device token')
+}
+
+t.test('PostgreSQL: a trusted device at rest is a keyed hash', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'trusted_at_rest')
+  await pool.query({ text: trustedDevicesTableSql() })
+  await checkAtRest(t, new PostgresTrustedDeviceStore({ pool }), async () => JSON.stringify((await pool.query('SELECT * FROM auth_trusted_devices')).rows))
+})
+
+t.test('Redis: a trusted device at rest is a keyed hash', { skip: redisUnavailable }, async (t) => {
+  const client = redisClient(t)
+  const prefix = `${PREFIX}at-rest:`
+  t.teardown(async () => { await deleteKeys(client, PREFIX) })
+  await checkAtRest(t, new RedisTrustedDeviceStore({ client, prefix }), async () => {
+    const keys = await client.keys(`${prefix}*`)
+    return JSON.stringify(await Promise.all(keys.map(async (key) => [key, await client.hgetall(key)])))
+  })
 })
