@@ -105,7 +105,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     verifyTtl: integer(env, 'AUTH_VERIFY_TTL', 1, 30 * 86_400),
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
-    mfaTtl: integer(env, 'AUTH_MFA_TTL', 30, 3600),
+    mfaTtl: integer(env, 'AUTH_MFA_TTL', 1, 3600),
     mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
     mfaTrustDays: days(env, 'AUTH_MFA_TRUST_DAYS', 400) ?? 30
   }

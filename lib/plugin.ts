@@ -61,6 +61,11 @@ export interface PasswordAuthDecorator {
   stats (): HashingStats
   /** Sessions: start one for an account you authenticated, list, end one or all. */
   sessions: SessionApi
+  /**
+   * Re-seals under the first key every TOTP secret an older key sealed (contract §5): run it after a rotation,
+   * before removing the old key. `unreadable`: secrets no configured key opens. Nothing to do without `mfa`.
+   */
+  reseal (): Promise<{ resealed: number, unreadable: number }>
 }
 
 /** Checks the options, then has each room build its parts from its own, and hands each part to the rooms that use it. */
@@ -80,7 +85,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     accounts, accessTokens, keyRing, storeCall, emit, log, fullPrefix: fastify.prefix + config.routes.prefix
   })
   const { attempts, attemptThrottle, knownDevices, tokenGuesses } = createThrottle(config.throttle, {
-    leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device
+    leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device, accounts
   })
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
@@ -90,7 +95,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
-    sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh })
+    sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
+    reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 
   await registerRoutes(fastify, {

@@ -103,4 +103,12 @@ t.test('passwordAuthRedactPaths hide secrets from a logger that logs headers and
   pino({ redact: [...passwordAuthRedactPaths] }, { write: (line: string) => { direct.push(line) } })
     .info({ password: 'TOP', body: { newPassword: 'ONE' }, req: { body: { currentPassword: 'TWO', refreshToken: 'RT', deviceToken: 'DT' } }, account: { passwordHash: 'HASH' }, res: { accessToken: 'AT' } })
   t.notMatch(direct[0], /TOP|ONE|TWO|HASH|RT|AT|DT/, 'every depth a serializer might use, refresh and device tokens too')
+  pino({ redact: [...passwordAuthRedactPaths] }, { write: (line: string) => { direct.push(line) } }).info({
+    req: { body: { token: 'LINK', mfaToken: 'CHALLENGE', code: 'CODE', password: 'PW', confirmPassword: 'CPW' } },
+    res: { body: { secret: 'TOTPSECRET', otpauthUrl: 'otpauth://URL', recoveryCodes: ['RECOVERY'] } },
+    body: { code: 'TOPCODE' },
+    err: { code: 'FST_PWAUTH_SOMETHING' }
+  })
+  t.notMatch(direct[1], /LINK|CHALLENGE|"CODE"|CPW|TOTPSECRET|otpauth:|RECOVERY|TOPCODE/, 'every token, code and secret field the routes take or answer')
+  t.match(direct[1], /FST_PWAUTH_SOMETHING/, 'an error\'s code stays readable')
 })

@@ -173,3 +173,23 @@ t.test('throttle.deviceTtl must be a whole number of seconds', async (t) => {
     await t.rejects(buildTestApp(t, { auth: { throttle: { deviceTtl: deviceTtl as number } } }), /throttle\.deviceTtl must be a whole number of seconds/)
   }
 })
+
+t.test('a password change or reset ends every device token minted before it: a thief keeps no private budget', async (t) => {
+  const messages: Array<{ type: string, token?: string }> = []
+  const { login, deviceToken, blockEmail, changePassword, app } = await deviceApp(t, { passwordReset: true, deliver: (message: { type: string, token?: string }) => { messages.push(message) } })
+  const thief = await deviceToken()
+  t.equal((await changePassword(changeBody({ deviceToken: thief }))).statusCode, 204, 'the owner changes her password')
+  await blockEmail()
+  expectProblem(t, await login('a guess at the new password', thief), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'the old device token is judged on the blocked e-mail counter')
+  await sleep(1050)
+  const owner = await login(changeBody().newPassword as string)
+  t.equal(owner.statusCode, 200)
+  const fresh = owner.json().deviceToken as string
+  t.equal((await app.inject({ method: 'POST', url: '/Auth/ForgotPassword', payload: { email: EMAIL } })).statusCode, 202)
+  await sleep(50)
+  const token = messages.find((message) => message.type === 'password_reset')!.token
+  const reset = await app.inject({ method: 'POST', url: '/Auth/ResetPassword', payload: { token, newPassword: 'a third passphrase for ada', confirmNewPassword: 'a third passphrase for ada' } })
+  t.equal(reset.statusCode, 204)
+  await blockEmail()
+  expectProblem(t, await login('a guess', fresh), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'nor one minted before the reset')
+})

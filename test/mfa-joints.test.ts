@@ -180,7 +180,9 @@ t.test('a store failure in a code check answers 503 and counts nothing: not on t
     },
     useRecoveryCode: async (...args) => await mfaStore.useRecoveryCode(...args),
     replaceRecoveryCodes: async (...args) => await mfaStore.replaceRecoveryCodes(...args),
-    disable: async (...args) => await mfaStore.disable(...args)
+    disable: async (...args) => await mfaStore.disable(...args),
+    secrets: () => mfaStore.secrets(),
+    reseal: async (...args) => await mfaStore.reseal(...args)
   }
   const { enable, challenge, loginMfa } = await mfaApp(t, { attempts: flakyAttempts, mfaStore: flakyMfa, storeTimeout: 500 })
   const { secret, step } = await enable()

@@ -259,7 +259,7 @@ t.test('mfa options are checked', async (t) => {
     [{ mfa: { trustDays: 30, trustedDevices: {} } }, /"mfa.trustedDevices" store has no method generation\(\)/],
     [{ mfa: { issuer: 'a:b' } }, /mfa.issuer/],
     [{ mfa: { isuer: 'x' } }, /isuer/],
-    [{ mfa: true, mfaTtl: 5 }, /mfaTtl/],
+    [{ mfa: true, mfaTtl: 0 }, /mfaTtl must be a whole number of seconds from 1/],
     [{ mfa: true, mfaStore: {} }, /"mfaStore" store has no method get\(\)/]
   ] as const) {
     const app = Fastify()

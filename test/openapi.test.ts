@@ -36,7 +36,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   t.same(codesOf(login[401]), ['FST_PWAUTH_INVALID_CREDENTIALS'])
   t.same(codesOf(login[429]), ['FST_PWAUTH_TOO_MANY_ATTEMPTS'])
   t.same(Object.keys(login[200].content['application/json'].schema.properties), ['accessToken', 'tokenType', 'expiresIn', 'refreshToken', 'refreshExpiresIn', 'deviceToken'])
-  t.match(login[401].headers, { 'WWW-Authenticate': { description: 'Bearer realm="<realm>"' } })
+  t.match(login[401].headers, { 'WWW-Authenticate': { description: '`Bearer realm="<realm>"`' } })
   for (const status of ['429', '503']) t.ok(login[status].headers['Retry-After'], `Retry-After on ${status}`)
 
   const change = document.paths['/Auth/ChangePassword'].post
@@ -48,7 +48,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
 
   const logout = document.paths['/Auth/Logout'].post
   t.same(codesOf(logout.responses[401]), ['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID'])
-  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, 'Bearer realm="<realm>" or Bearer realm="<realm>", error="invalid_token"')
+  t.equal(logout.responses[401].headers['WWW-Authenticate'].description, '`Bearer realm="<realm>"` or `Bearer realm="<realm>", error="invalid_token"`')
   t.notOk(logout.security, 'no security requirement naming a scheme the host may not have')
   t.match(logout.description, /Authorization: Bearer <access token>/)
   t.same(codesOf(document.paths['/Auth/Refresh'].post.responses[401]), ['FST_PWAUTH_REFRESH_TOKEN_INVALID'])
@@ -161,4 +161,24 @@ t.test('security notices and trusted devices are documented: the sessions list\'
   const remove = document.paths['/Auth/Sessions/Devices/{id}'].delete.responses
   t.same(codesOf(remove[404]), ['FST_PWAUTH_SESSION_NOT_FOUND'])
   t.ok(codesOf(remove[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'ending a trust needs a recent authentication')
+})
+
+t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {} })
+  await app.ready()
+  const document = app.swagger()
+  const bare: string[] = []
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) { value.forEach(walk); return }
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, inner] of Object.entries(value)) {
+      if ((key === 'description' || key === 'summary') && typeof inner === 'string' && /<[a-z][^>]*>/i.test(inner.replace(/`[^`]*`/g, ''))) bare.push(inner)
+      walk(inner)
+    }
+  }
+  walk(document)
+  t.same(bare, [])
 })

@@ -101,7 +101,7 @@ t.test('cookie mode under a host prefix: the cookie path is the routes\' full pr
 })
 
 t.test('cookie tossing and cross-site requests: refused without clearing, the real cookie keeps working', async (t) => {
-  const { login, app } = await buildTestApp(t, { auth: { refresh: { cookie: true } } })
+  const { login, app } = await buildTestApp(t, { auth: { refresh: { cookie: { origins: ['https://app.example.com'] } } } })
   const real = refreshCookie((await login()).headers)!.value as string
   const other = refreshCookie((await login()).headers)!.value as string
   const refresh = async (headers: Record<string, string>) => await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: {}, headers })
@@ -112,13 +112,34 @@ t.test('cookie tossing and cross-site requests: refused without clearing, the re
     t.equal(tossed.statusCode, 401)
     t.equal(refreshCookie(tossed.headers), undefined, 'no clearing Set-Cookie that would delete the real cookie')
   }
-  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'null' }] as Array<Record<string, string>>) {
+  for (const headers of [
+    { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }, { origin: 'https://evil.example' }, { origin: 'not an origin' },
+    { 'sec-fetch-site': 'same-site', origin: 'https://other.example.com' }
+  ] as Array<Record<string, string>>) {
     const crossSite = await refresh({ ...headers, cookie: `${COOKIE}=${real}` })
     t.equal(crossSite.statusCode, 401, `refused with ${JSON.stringify(headers)}`)
     t.equal(refreshCookie(crossSite.headers), undefined)
   }
   const sameSite = await refresh({ 'sec-fetch-site': 'same-site', origin: 'https://app.example.com', cookie: `${COOKIE}=${real}` })
-  t.equal(sameSite.statusCode, 200, 'another origin of the same site (with CORS) still refreshes, with the untouched real token')
+  t.equal(sameSite.statusCode, 200, 'another origin the host listed (with CORS) still refreshes, with the untouched real token')
+  const own = await refresh({ origin: 'https://localhost:80', cookie: `${COOKIE}=${sameSite.headers['set-cookie']!.toString().split(';')[0]!.split('=')[1]!}` })
+  t.equal(own.statusCode, 200, 'and a page of the request\'s own host')
+})
+
+t.test('a cookie-mode Login, LoginMfa or Refresh sets each cookie once (RFC 6265 §4.1.1)', async (t) => {
+  const { login, app } = await buildTestApp(t, { auth: { refresh: { cookie: true } } })
+  const names = (headers: Record<string, unknown>) => ([] as string[]).concat(headers['set-cookie'] as string[] ?? []).map((line) => line.split('=')[0]).sort()
+  const response = await login()
+  t.same(names(response.headers), [COOKIE.replace(/-refresh$/, '-device'), COOKIE])
+  const value = refreshCookie(response.headers)!.value as string
+  const refreshed = await app.inject({ method: 'POST', url: '/Auth/Refresh', payload: {}, headers: { cookie: `${COOKIE}=${value}` } })
+  t.same(names(refreshed.headers), [COOKIE])
+})
+
+t.test('refresh.cookie.origins takes exact origins only', async (t) => {
+  for (const origins of [['https://app.example.com/'], ['app.example.com'], 'https://app.example.com', [42]]) {
+    await t.rejects(async () => { await buildTestApp(t, { auth: { refresh: { cookie: { origins } as never } } }) }, { message: /refresh\.cookie\.origins must be an array of origins/ })
+  }
 })
 
 t.test('cookie mode: Logout without a usable access token ends the refresh cookie\'s session; every 401 clears the cookie', async (t) => {

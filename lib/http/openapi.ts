@@ -6,10 +6,11 @@ import {
 export type JsonObject = Record<string, unknown>
 export type ResponseHeaders = Record<string, JsonObject>
 
+// In code spans: OpenAPI descriptions are Markdown, and a bare `<realm>` would be read as an HTML tag (Swagger showed realm="").
 const CHALLENGES: Record<Challenge, string> = {
-  bearer: 'Bearer realm="<realm>"',
-  invalid_token: 'Bearer realm="<realm>", error="invalid_token"',
-  insufficient_user_authentication: 'Bearer realm="<realm>", error="insufficient_user_authentication", max_age=<seconds>'
+  bearer: '`Bearer realm="<realm>"`',
+  invalid_token: '`Bearer realm="<realm>", error="invalid_token"`',
+  insufficient_user_authentication: '`Bearer realm="<realm>", error="insufficient_user_authentication", max_age=<seconds>`'
 }
 
 function noStore (): ResponseHeaders {

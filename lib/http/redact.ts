@@ -1,6 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 
-const SECRET_FIELDS = ['password', 'currentPassword', 'newPassword', 'confirmNewPassword', 'passwordHash', 'accessToken', 'refreshToken', 'deviceToken']
+const SECRET_FIELDS = [
+  'password', 'currentPassword', 'newPassword', 'confirmNewPassword', 'passwordHash', 'accessToken', 'refreshToken', 'deviceToken',
+  'token', 'mfaToken', 'recoveryCodes', 'secret', 'otpauthUrl', 'confirmPassword'
+]
+/** Secret in a request or response body, but a harmless name elsewhere (an error's `code`): redacted in bodies only. */
+const SECRET_BODY_FIELDS = ['code']
 
 /**
  * Pino `redact` paths for a host logger that logs request headers or bodies: the plugin itself never
@@ -14,7 +19,8 @@ const SECRET_FIELDS = ['password', 'currentPassword', 'newPassword', 'confirmNew
 export const passwordAuthRedactPaths: readonly string[] = Object.freeze([
   'req.headers.authorization',
   'req.headers.cookie',
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`])
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+  ...SECRET_BODY_FIELDS.flatMap((field) => [`body.${field}`, `*.body.${field}`, `*.*.body.${field}`])
 ])
 
 /** Query parameters whose values never reach a log line, as a token or password sent in the URL would. */

@@ -133,7 +133,7 @@ export const RefreshBody = Type.Object({
 export const RefreshCookieBody = Type.Object({})
 
 const TOKEN_REPLY = {
-  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as "Authorization: Bearer <token>".' }),
+  accessToken: Type.String({ description: 'JWT access token (typ at+jwt); send it as `Authorization: Bearer <token>`.' }),
   tokenType: Type.Literal('Bearer'),
   expiresIn: Type.Integer({ description: 'Seconds until the access token expires.' })
 }

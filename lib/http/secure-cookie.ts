@@ -31,18 +31,28 @@ export function cookieValues (header: string | undefined, name: string): string[
 }
 
 /**
- * True when the browser says the request comes from another site: `Sec-Fetch-Site: cross-site`, or an
- * opaque `Origin: null` (sandboxed frames, some redirects). A cross-origin app on the same site (another
- * subdomain, with @fastify/cors) is `same-site` and keeps working.
+ * True when the request says it comes from elsewhere (contract §12): `Sec-Fetch-Site: cross-site`, an opaque
+ * `Origin: null` (sandboxed frames, some redirects), or an `Origin` naming another host than the request's own
+ * and none of `origins` (another subdomain's app, with @fastify/cors, is listed there). The scheme is not
+ * compared with the request's: behind a proxy that ends TLS the server sees http for an https page.
  */
-export function isCrossSite (request: FastifyRequest): boolean {
-  return request.headers['sec-fetch-site'] === 'cross-site' || request.headers.origin === 'null'
+export function isCrossSite (request: FastifyRequest, origins: readonly string[] = []): boolean {
+  const { origin } = request.headers
+  if (request.headers['sec-fetch-site'] === 'cross-site' || origin === 'null') return true
+  if (origin === undefined || origins.includes(origin)) return false
+  try {
+    return new URL(origin).host !== request.host
+  } catch {
+    return true
+  }
 }
 
-/** Adds a Set-Cookie line to the reply, keeping the ones already there (a host's @fastify/cookie adds its own later). */
+/**
+ * Adds a Set-Cookie line to the reply. Fastify's reply.header() appends to set-cookie rather than replacing
+ * it, so the lines already there (the other cookie, a host's @fastify/cookie) stay, each once.
+ */
 function appendSetCookie (reply: FastifyReply, line: string): void {
-  const existing = reply.getHeader('set-cookie')
-  reply.header('set-cookie', existing === undefined ? line : [...[existing].flat().map(String), line])
+  reply.header('set-cookie', line)
 }
 
 /**
@@ -51,14 +61,14 @@ function appendSetCookie (reply: FastifyReply, line: string): void {
  * route. Written by hand (refresh and device tokens are base64url and dots, nothing to encode), so cookie mode needs
  * no cookie plugin and works on host routes too (`passwordAuth.sessions.start`).
  */
-export function createSecureCookie (name: string, prefix: string): SecureCookie {
+export function createSecureCookie (name: string, prefix: string, origins: readonly string[] = []): SecureCookie {
   const path = prefix === '' || name.startsWith('__Host-') ? '/' : prefix
   const attributes = `Path=${path}; HttpOnly; Secure; SameSite=Strict`
   return {
     name,
     path,
     read: (request) => {
-      if (isCrossSite(request)) return { kind: 'cross-site' }
+      if (isCrossSite(request, origins)) return { kind: 'cross-site' }
       const values = cookieValues(request.headers.cookie, name)
       if (values.length > 1) return { kind: 'several' }
       return values.length === 1 ? { kind: 'one', token: values[0]! } : { kind: 'none' }

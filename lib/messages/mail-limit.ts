@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
-import { reserveAttempt } from '../throttle/reserve-attempt.js'
+import { reserveOnEvery } from '../throttle/reserve-attempt.js'
 import type { PasswordAuthMessage } from './outbox.js'
 
 const HOUR_MS = 3_600_000
@@ -35,20 +35,21 @@ const FIXED_BUDGETS: Partial<Record<PasswordAuthMessage['type'], ThrottlePolicy>
 export class MailLimit {
   readonly #store: AttemptStore
   readonly #storeCall: StoreCall
-  readonly #keyMac: Buffer
+  readonly #keyMacs: readonly Buffer[]
   readonly #policy: ThrottlePolicy
 
   constructor (store: AttemptStore, limit: number, storeCall: StoreCall, keyRing: KeyRing) {
     this.#store = store
     this.#storeCall = storeCall
-    this.#keyMac = keyRing.derive('attempt-key').current.key
+    this.#keyMacs = keyRing.derive('attempt-key').all.map(({ key }) => key)
     this.#policy = budget(limit, HOUR_MS)
   }
 
   /** Counts one message of `type` to `email`; false (nothing counted) when that budget is spent. */
   async take (request: FastifyRequest, email: string, type: PasswordAuthMessage['type']): Promise<boolean> {
-    const key = `mail.${type}.${createHmac('sha256', this.#keyMac).update(email).digest('base64url')}`
-    const message = await reserveAttempt(this.#store, this.#storeCall, request.log, key, FIXED_BUDGETS[type] ?? this.#policy)
+    // Counted under every configured key while a rotation keeps several, so a rotation lifts no budget.
+    const keys = this.#keyMacs.map((keyMac) => `mail.${type}.${createHmac('sha256', keyMac).update(email).digest('base64url')}`)
+    const message = await reserveOnEvery(this.#store, this.#storeCall, request.log, keys, FIXED_BUDGETS[type] ?? this.#policy)
     if (!('settle' in message)) return false
     await message.settle('failure')
     return true

@@ -51,7 +51,7 @@ export interface ResolvedMfa {
 export function resolveMfa ({ mfa = false, mfaTtl = 300, mfaStore }: MfaPluginOptions, realm: string): ResolvedMfa | undefined {
   if (mfaStore !== undefined) checkStore('mfaStore', mfaStore)
   assert(typeof mfa === 'boolean' || isObject(mfa), 'mfa must be true, false or { issuer, trustDays, trustedDevices }')
-  assert(isInteger(mfaTtl, 30, 3600), 'mfaTtl must be a whole number of seconds from 30 to 3600')
+  assert(isInteger(mfaTtl, 1, 3600), 'mfaTtl must be a whole number of seconds from 1 to 3600')
   if (mfa === false) return undefined
   const { issuer = realm, trustDays = 0, trustedDevices }: MfaOptions = mfa === true ? {} : group(mfa, MFA_OPTION_KEYS, 'mfa')
   assert(typeof issuer === 'string' && issuer.trim() !== '' && issuer.length <= 100 && !issuer.includes(':'),

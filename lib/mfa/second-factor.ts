@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
@@ -103,7 +103,37 @@ export class SecondFactor {
    */
   async enrolment (request: FastifyRequest, accountId: string): Promise<string | null> {
     const record = await this.#get(request, accountId)
-    return record?.enabled === true ? record.secret : null
+    return record?.enabled === true ? this.#fingerprint(accountId, record.secret) : null
+  }
+
+  /** The enrolment of a sealed secret: its plaintext's hash, so re-sealing it (another key, another IV) is no new enrolment. */
+  #fingerprint (accountId: string, sealed: string): string {
+    const secret = this.#box.open(accountId, sealed)
+    return secret === null ? sealed : createHash('sha256').update(`${accountId}\0${secret}`).digest('base64url')
+  }
+
+  /**
+   * Re-seals under the first key every secret an older key sealed (`passwordAuth.reseal()`, before a key is
+   * removed). `resealed`: how many were; `unreadable`: how many no configured key opens (sealed under a key
+   * already removed: those accounts must set two factors up again).
+   */
+  async resealAll (): Promise<{ resealed: number, unreadable: number }> {
+    let resealed = 0
+    let unreadable = 0
+    for await (const { accountId, secret } of this.#store.secrets()) {
+      if (this.#box.isCurrent(secret)) continue
+      const result = await this.#reseal(accountId, secret)
+      if (result === null) unreadable++
+      else if (result) resealed++
+    }
+    return { resealed, unreadable }
+  }
+
+  /** Re-seals one secret under the first key: true if it did, false if the record changed meanwhile, null if no key opens it. */
+  async #reseal (accountId: string, sealed: string): Promise<boolean | null> {
+    const secret = this.#box.open(accountId, sealed)
+    if (secret === null) return null
+    return await this.#store.reseal(accountId, sealed, this.#box.seal(accountId, secret))
   }
 
   /** `on`, `pending` (a Setup waits for its Confirm) or `off`. */
@@ -165,7 +195,13 @@ export class SecondFactor {
       throw err
     }
     const blockMs = await token?.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel') ?? 0
-    if (result.outcome === 'accepted') return { outcome: 'accepted', enrolment: record.secret }
+    if (result.outcome === 'accepted') {
+      // A secret an older key sealed is re-sealed at its use, so removing that key later locks nobody out.
+      if (!this.#box.isCurrent(record.secret)) {
+        await this.#storeCall(request.log, 'mfa.reseal', async () => await this.#reseal(accountId, record.secret)).catch(() => {})
+      }
+      return { outcome: 'accepted', enrolment: this.#fingerprint(accountId, record.secret) }
+    }
     return result.outcome === 'rejected' && blockMs > 0 ? { outcome: 'spent' } : result
   }
 

@@ -24,6 +24,11 @@ export class SecretBox {
     return `v1.${kid}.${iv.toString('base64url')}.${sealed.toString('base64url')}`
   }
 
+  /** Whether `sealed` names the first key (what seal() uses): anything else is re-sealed at its next use (contract §5). */
+  isCurrent (sealed: string): boolean {
+    return FORMAT.exec(sealed)?.[1] === this.#keys[0]!.kid
+  }
+
   /** The secret, or null if no configured key sealed it for this account. */
   open (accountId: string, sealed: string): string | null {
     const match = FORMAT.exec(sealed)

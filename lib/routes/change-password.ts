@@ -35,7 +35,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const deviceId = knownDevices.recognise(request, email)
+    const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, currentPassword, deviceId)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'

@@ -48,7 +48,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
-    const deviceId = knownDevices.recognise(request, account.email)
+    const deviceId = await knownDevices.recognise(request, account.email, account)
     const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId })
     if (check.outcome !== 'accepted') {
       if (check.outcome === 'spent') await oneTimeTokens.consume(request, mfaToken, PURPOSE).catch(() => {})
@@ -69,6 +69,6 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
     const issuedDeviceId = deviceId ?? randomId()
     if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, issuedDeviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, issuedDeviceId) }
   })
 }

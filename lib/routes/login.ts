@@ -59,7 +59,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const deviceId = knownDevices.recognise(request, email)
+    const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
@@ -93,6 +93,6 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     if (noticeNewDevice(request, reply, account, deviceId)) succeeded.newDevice = true
     emit(request, succeeded)
     // Object.assign onto this request's own reply object: two spreads take V8's slow path (~1.2 µs a login).
-    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, deviceId))
+    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, result.account.credentialVersion, deviceId))
   })
 }

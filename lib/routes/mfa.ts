@@ -65,7 +65,7 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor }: MfaRou
       ok: {
         200: jsonResponse('The secret for the authenticator app.', Type.Object({
           secret: Type.String({ description: 'Base32, 160 bits.' }),
-          otpauthUrl: Type.String({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…' })
+          otpauthUrl: Type.String({ description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…`' })
         }))
       },
       errors: ['FST_PWAUTH_MFA_STATE']
@@ -86,7 +86,7 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContex
     errors: CODE_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
-    const deviceId = context.knownDevices.recognise(request, account.email)
+    const deviceId = await context.knownDevices.recognise(request, account.email, account)
     const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false, deviceId })
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/RecoveryCodes', account, check)
     const codes = await secondFactor.replaceRecoveryCodes(request, account.id)
@@ -116,7 +116,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'pending') throw requestError('FST_PWAUTH_MFA_STATE')
-    const deviceId = knownDevices.recognise(request, account.email)
+    const deviceId = await knownDevices.recognise(request, account.email, account)
     await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
     const result = await secondFactor.confirm(request, account.id, request.body.code, { deviceId })
     if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
@@ -139,7 +139,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'on') throw requestError('FST_PWAUTH_MFA_STATE')
-    const deviceId = knownDevices.recognise(request, account.email)
+    const deviceId = await knownDevices.recognise(request, account.email, account)
     await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
     const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
     if (check.outcome === 'off') throw requestError('FST_PWAUTH_MFA_STATE')

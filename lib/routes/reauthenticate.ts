@@ -35,7 +35,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
   }, async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
-    const deviceId = knownDevices.recognise(request, account.email)
+    const deviceId = await knownDevices.recognise(request, account.email, account)
     await proveSessionPassword(context, request, { account, sessionId, password: request.body.password, deviceId, route: 'Reauthenticate' })
     // With two factors on, a code too: this session has then proved both.
     const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })

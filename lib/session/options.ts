@@ -28,8 +28,12 @@ export interface RefreshOptions {
   maxLifetime?: number
   /** Seconds during which a replaced refresh token still gets the grace answer (default 10). */
   grace?: number
-  /** Puts the refresh token in an HttpOnly cookie instead of the body. Default false. */
-  cookie?: boolean | { name?: string }
+  /**
+   * Puts the refresh token in an HttpOnly cookie instead of the body. Default false. `origins`: the exact
+   * origins (e.g. 'https://app.example.com') of pages on other hosts that may use the cookie; a request whose
+   * `Origin` names another host than its own and none of these is answered as if it had no cookie (contract §12).
+   */
+  cookie?: boolean | { name?: string, origins?: string[] }
 }
 
 export interface ResolvedRefresh {
@@ -37,6 +41,8 @@ export interface ResolvedRefresh {
   policy: SessionPolicy
   /** The refresh token's cookie name in cookie mode. */
   cookie: string | undefined
+  /** The other origins the cookies may be used from (cookie mode). */
+  cookieOrigins: readonly string[]
 }
 
 const COOKIE_NAME = /^[!#$%&'*+.^\w`|~-]{1,64}$/
@@ -58,7 +64,7 @@ function resolveRefresh (refresh: RefreshOptions | false | undefined, accessToke
   if (refresh === false) {
     // A session is its one access token: it ends when the token expires.
     const lifetime = accessTokenSeconds * 1000
-    return { enabled: false, policy: { idleMs: lifetime, maxMs: lifetime, graceMs: 0 }, cookie: undefined }
+    return { enabled: false, policy: { idleMs: lifetime, maxMs: lifetime, graceMs: 0 }, cookie: undefined, cookieOrigins: [] }
   }
   const { idleTimeout = 604_800, maxLifetime = 2_592_000, grace = 10, cookie = false } = group(refresh, ['idleTimeout', 'maxLifetime', 'grace', 'cookie'], 'refresh')
   // Any whole number of seconds (tests of expiry want a few); only an idle limit past the absolute one cannot work.
@@ -67,12 +73,15 @@ function resolveRefresh (refresh: RefreshOptions | false | undefined, accessToke
   assert(isInteger(grace, 0, 300), 'refresh.grace must be a whole number of seconds from 0 to 300')
   assert(typeof cookie === 'boolean' || isObject(cookie), 'refresh.cookie must be true, false or { name }')
   let cookieName: string | undefined
+  let cookieOrigins: string[] = []
   if (cookie !== false) {
-    const { name = '__Secure-fastify-password-auth-refresh' } = cookie === true ? {} : group(cookie, ['name'], 'refresh.cookie')
+    const { name = '__Secure-fastify-password-auth-refresh', origins = [] } = cookie === true ? {} : group(cookie, ['name', 'origins'], 'refresh.cookie')
     assert(typeof name === 'string' && COOKIE_NAME.test(name), 'refresh.cookie.name must be a cookie name: 1 to 64 letters, digits and !#$%&\'*+.^_`|~-')
+    assert(Array.isArray(origins) && origins.every(isOrigin), 'refresh.cookie.origins must be an array of origins such as "https://app.example.com" (scheme, host and port only)')
     cookieName = name
+    cookieOrigins = origins
   }
-  return { enabled: true, policy: { idleMs: idleTimeout * 1000, maxMs: maxLifetime * 1000, graceMs: grace * 1000 }, cookie: cookieName }
+  return { enabled: true, policy: { idleMs: idleTimeout * 1000, maxMs: maxLifetime * 1000, graceMs: grace * 1000 }, cookie: cookieName, cookieOrigins }
 }
 
 /** Seconds a password proof counts as recent for the plugin's own sensitive routes (default 300). */
@@ -106,8 +115,21 @@ export function createSessions ({ store, refresh }: ResolvedSessions, { accounts
   })
   const cookies = refresh.cookie === undefined
     ? undefined
-    : { refresh: createSecureCookie(refresh.cookie, fullPrefix), device: createSecureCookie(deviceCookieName(refresh.cookie), fullPrefix) }
+    : {
+        refresh: createSecureCookie(refresh.cookie, fullPrefix, refresh.cookieOrigins),
+        device: createSecureCookie(deviceCookieName(refresh.cookie), fullPrefix, refresh.cookieOrigins)
+      }
   return { sessionService, cookies }
+}
+
+/** An origin as browsers send it: scheme, host and port, nothing else. */
+function isOrigin (value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  try {
+    return new URL(value).origin === value
+  } catch {
+    return false
+  }
 }
 
 /** The device cookie's name beside the refresh cookie's: `…-refresh` becomes `…-device`, any other name gets `-device`. */

@@ -6,7 +6,7 @@ const STORE_METHODS = {
   sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle'],
   oneTimeTokens: ['put', 'find', 'consume'],
-  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable'],
+  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal'],
   'mfa.trustedDevices': ['generation', 'trust', 'use', 'list', 'remove', 'endAll']
 } as const
 

@@ -292,6 +292,13 @@ export interface MfaStore {
   replaceRecoveryCodes (accountId: string, recoveryCodes: string[]): Promise<boolean>
   /** Removes the account's record, on or pending; true if two factors were on. */
   disable (accountId: string): Promise<boolean>
+  /**
+   * Every record's sealed secret (on or pending), in any order, for `passwordAuth.reseal()`: records added or
+   * removed meanwhile may or may not be listed.
+   */
+  secrets (): AsyncIterable<{ accountId: string, secret: string }>
+  /** Replaces the record's sealed secret `secret` with `resealed` (compare-and-set, nothing else changes); false if it no longer holds `secret`. */
+  reseal (accountId: string, secret: string, resealed: string): Promise<boolean>
 }
 
 /** A device trusted for an account's second factor (contract §21), as the owner's list shows it. Times are epoch milliseconds of the store's clock. */

@@ -114,6 +114,50 @@ export function mfaStoreContract (harness: MfaStoreHarness): ContractCheck[] {
         assert.equal(await store.disable(pending), false, 'a pending set-up was not on')
         assert.equal(await store.get(pending), null, 'but is removed')
       }
+    },
+    {
+      name: 'secrets() lists every record, on or pending (over 500 of them), and no removed one',
+      async run () {
+        const store = await fresh()
+        const on = await enabled(store)
+        const [pending, pendingSecret, removed] = [random(), random(), random()]
+        await store.begin(pending, pendingSecret)
+        await store.begin(removed, random())
+        await store.disable(removed)
+        const many = Array.from({ length: 520 }, () => [random(), random()] as const)
+        await Promise.all(many.map(async ([accountId, secret]) => await store.begin(accountId, secret)))
+        const listed = new Map<string, string>()
+        for await (const { accountId, secret } of store.secrets()) {
+          assert.equal(listed.has(accountId), false, `${accountId} listed twice`)
+          listed.set(accountId, secret)
+        }
+        assert.equal(listed.size, 522)
+        assert.equal(listed.get(on.accountId), on.secret)
+        assert.equal(listed.get(pending), pendingSecret)
+        assert.equal(listed.has(removed), false)
+        for (const [accountId, secret] of many) assert.equal(listed.get(accountId), secret)
+      }
+    },
+    {
+      name: `reseal() replaces only the secret it was given (of ${CONCURRENT} concurrent reseals exactly one wins), and nothing else`,
+      async run () {
+        const store = await fresh()
+        const { accountId, secret } = await enabled(store)
+        await store.acceptStep(accountId, 120)
+        const resealed = Array.from({ length: CONCURRENT }, random)
+        const results = await Promise.all(resealed.map(async (next) => await store.reseal(accountId, secret, next)))
+        assert.equal(results.filter(Boolean).length, 1)
+        const winner = resealed[results.indexOf(true)]!
+        assert.deepEqual(await store.get(accountId), { secret: winner, enabled: true, lastStep: 120, recoveryCodes: ['code-a', 'code-b'] })
+        assert.equal(await store.reseal(accountId, secret, random()), false, 'the old secret is gone')
+        assert.equal(await store.reseal(random(), secret, random()), false, 'an unknown account')
+        const pending = random()
+        const pendingSecret = random()
+        await store.begin(pending, pendingSecret)
+        const next = random()
+        assert.equal(await store.reseal(pending, pendingSecret, next), true, 'a pending set-up is resealed too')
+        assert.equal(await store.enable(pending, next, 3, []), true, 'and enabled under its new seal')
+      }
     }
   ]
 }

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
-import { reserveAttempt, retryAfterSeconds } from './reserve-attempt.js'
+import { reserveOnEvery, retryAfterSeconds } from './reserve-attempt.js'
 
 /** A reserved password attempt; settle it exactly once. */
 export interface Attempt {
@@ -20,7 +20,8 @@ export interface Attempt {
  * Throttling of password verifications (Login, ChangePassword and Reauthenticate share it), per e-mail,
  * or per known device when the request proved one for that e-mail (contract §6). E-mail keys are HMACs
  * of the normalised address with a key derived from the signing key, so stores hold no addresses, a list
- * of candidate addresses cannot reverse them, and unknown ones count like known ones. Device keys are
+ * of candidate addresses cannot reverse them, and unknown ones count like known ones. While several keys
+ * are configured (a rotation), an e-mail is counted under each of them (contract §5). Device keys are
  * `device.` and the device id (a random id, worthless without its token's MAC).
  */
 export class AttemptThrottle {
@@ -28,11 +29,11 @@ export class AttemptThrottle {
   readonly #store: AttemptStore
   readonly #storeCall: StoreCall
 
-  readonly #keyMac: Buffer
+  readonly #keyMacs: readonly Buffer[]
 
   constructor (store: AttemptStore, policy: ThrottlePolicy, storeCall: StoreCall, keyRing: KeyRing) {
     this.#store = store
-    this.#keyMac = keyRing.derive('attempt-key').current.key
+    this.#keyMacs = keyRing.derive('attempt-key').all.map(({ key }) => key)
     this.#storeCall = storeCall
     this.policy = Object.freeze({ ...policy })
   }
@@ -42,19 +43,21 @@ export class AttemptThrottle {
    * how many seconds that counter is blocked for (503 if the store fails).
    */
   async begin (request: FastifyRequest, email: string, deviceId: string | null): Promise<Attempt | { retryAfter: number }> {
-    const key = deviceId === null ? this.#emailKey(email) : `device.${deviceId}`
+    const keys = deviceId === null ? this.#emailKeys(email) : [`device.${deviceId}`]
     const reservedAt = performance.now()
-    const attempt = await reserveAttempt(this.#store, this.#storeCall, request.log, key, this.policy)
+    const attempt = await reserveOnEvery(this.#store, this.#storeCall, request.log, keys, this.policy)
     if (!('settle' in attempt)) return { retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
     return { settle: attempt.settle, startBy: reservedAt + this.policy.leaseMs / 2 }
   }
 
   /** Forgets the e-mail's failures and lifts its block, as a successful login does (after a password reset). */
   async reset (request: FastifyRequest, email: string): Promise<void> {
-    await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(this.#emailKey(email), randomUUID(), 'success', this.policy))
+    await Promise.all(this.#emailKeys(email).map(async (key) =>
+      await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, randomUUID(), 'success', this.policy))))
   }
 
-  #emailKey (email: string): string {
-    return createHmac('sha256', this.#keyMac).update(email).digest('base64url')
+  /** The e-mail's counter under each configured key (one, unless a rotation is under way): see reserveOnEvery. */
+  #emailKeys (email: string): string[] {
+    return this.#keyMacs.map((keyMac) => createHmac('sha256', keyMac).update(email).digest('base64url'))
   }
 }

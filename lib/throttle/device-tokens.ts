@@ -22,14 +22,22 @@ export class DeviceTokens {
     this.ttlSeconds = ttlSeconds
   }
 
-  /** A token for `email`; `deviceId` keeps the device's counter when it already had one. */
-  mint (email: string, deviceId: string = randomId()): string {
+  /**
+   * A token for `email` while the account's credential version is `credentialVersion` (a password change or
+   * reset ends it: contract §6); `deviceId` keeps the device's counter when it already had one.
+   */
+  mint (email: string, credentialVersion: number, deviceId: string = randomId()): string {
     const body = `${deviceId}.${(Math.floor(Date.now() / 1000) + this.ttlSeconds).toString(36)}`
-    return `${body}.${mac(this.#keys[0]!, body, email)}`
+    return `${body}.${mac(this.#keys[0]!, body, bound(email, credentialVersion))}`
   }
 
-  /** The device id of a live token minted for `email` by one of the configured keys; otherwise null. */
-  read (token: unknown, email: string): string | null {
+  /** Whether `token` has the shape of a device token (nothing checked). */
+  looksLikeOne (token: unknown): boolean {
+    return typeof token === 'string' && FORMAT.test(token)
+  }
+
+  /** The device id of a live token minted for `email` at `credentialVersion` by one of the configured keys; otherwise null. */
+  read (token: unknown, email: string, credentialVersion: number): string | null {
     if (typeof token !== 'string') return null
     const match = FORMAT.exec(token)
     if (match === null) return null
@@ -37,8 +45,13 @@ export class DeviceTokens {
     if (parseInt(expiry!, 36) * 1000 <= Date.now()) return null
     const body = `${deviceId}.${expiry}`
     const presented = Buffer.from(signature!)
-    return this.#keys.some((key) => timingSafeEqual(Buffer.from(mac(key, body, email)), presented)) ? deviceId! : null
+    return this.#keys.some((key) => timingSafeEqual(Buffer.from(mac(key, body, bound(email, credentialVersion))), presented)) ? deviceId! : null
   }
+}
+
+/** What a token is bound to: the e-mail, and the credential version it was minted at. */
+function bound (email: string, credentialVersion: number): string {
+  return `${email}\0${credentialVersion}`
 }
 
 function mac (key: Buffer, body: string, email: string): string {

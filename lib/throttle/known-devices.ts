@@ -1,30 +1,43 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SecureCookie } from '../http/secure-cookie.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AccountStore } from '../stores/types.js'
 import type { DeviceTokens } from './device-tokens.js'
 
 /** What Login, ChangePassword and Reauthenticate need of known devices (contract §6). */
 export interface KnownDevices {
-  /** The device id a request proves for `email` (body field `deviceToken`, or the device cookie); null if none. */
-  recognise (request: FastifyRequest, email: string): string | null
+  /**
+   * The device id a request proves for `email` (body field `deviceToken`, or the device cookie); null if none.
+   * A token minted before the account's last password change or reset proves nothing: `account` when the
+   * caller has it, else the account is read (only when a token came).
+   */
+  recognise (request: FastifyRequest, email: string, account?: { credentialVersion: number }): Promise<string | null>
   /**
    * After a successful Login: a device token for `email` that keeps `deviceId`'s counter, if the request
    * had one. In cookie mode it goes into the device cookie and the body gets nothing.
    */
-  issue (reply: FastifyReply, email: string, deviceId: string | null): { deviceToken?: string }
+  issue (reply: FastifyReply, email: string, credentialVersion: number, deviceId: string | null): { deviceToken?: string }
 }
 
 /** `cookie`: the device cookie in cookie mode (session/options.ts names it after the refresh cookie). */
-export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined): KnownDevices {
+export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined, accounts: AccountStore, storeCall: StoreCall): KnownDevices {
   return {
-    recognise (request, email) {
+    async recognise (request, email, account) {
       const body = request.body as { deviceToken?: unknown } | undefined
-      const fromBody = deviceTokens.read(body?.deviceToken, email)
-      if (fromBody !== null || cookie === undefined) return fromBody
-      const read = cookie.read(request)
-      return read.kind === 'one' ? deviceTokens.read(read.token, email) : null
+      const read = cookie?.read(request)
+      const presented = [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
+      if (presented.length === 0) return null
+      const version = account?.credentialVersion ??
+        (await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email)))?.credentialVersion
+      if (version === undefined) return null
+      for (const token of presented) {
+        const deviceId = deviceTokens.read(token, email, version)
+        if (deviceId !== null) return deviceId
+      }
+      return null
     },
-    issue (reply, email, deviceId) {
-      const deviceToken = deviceTokens.mint(email, deviceId ?? undefined)
+    issue (reply, email, credentialVersion, deviceId) {
+      const deviceToken = deviceTokens.mint(email, credentialVersion, deviceId ?? undefined)
       if (cookie === undefined) return { deviceToken }
       cookie.set(reply, deviceToken, deviceTokens.ttlSeconds)
       return {}

@@ -4,7 +4,7 @@ import type { SecureCookie } from '../http/secure-cookie.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import type { AccountStore, AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { AttemptThrottle } from './attempt-throttle.js'
 import { DeviceTokens } from './device-tokens.js'
@@ -98,15 +98,17 @@ interface Parts {
   storeCall: StoreCall
   /** Cookie mode's device cookie. */
   deviceCookie: SecureCookie | undefined
+  /** Where a device token's account is read: a password change or reset ends the tokens minted before it. */
+  accounts: AccountStore
 }
 
 /** The attempt store every counter shares, the password throttle, the known devices it trusts, and the guesses one-time tokens take. */
-export function createThrottle ({ attempts, policy, deviceTtl }: ResolvedThrottle, { leaseMs, keyRing, storeCall, deviceCookie }: Parts):
+export function createThrottle ({ attempts, policy, deviceTtl }: ResolvedThrottle, { leaseMs, keyRing, storeCall, deviceCookie, accounts }: Parts):
 { attempts: AttemptStore, attemptThrottle: AttemptThrottle, knownDevices: KnownDevices, tokenGuesses: TokenGuesses } {
   return {
     attempts,
     attemptThrottle: new AttemptThrottle(attempts, { ...policy, leaseMs }, storeCall, keyRing),
-    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie),
+    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie, accounts, storeCall),
     tokenGuesses: new TokenGuesses(attempts, storeCall)
   }
 }

@@ -38,3 +38,24 @@ Promise<ReservedAttempt | { retryAfterMs: number }> {
 export function retryAfterSeconds (retryAfterMs: number): number {
   return Math.max(1, Math.ceil(retryAfterMs / 1000))
 }
+
+/**
+ * One attempt reserved on every key of `keys` (the same counter under each configured signing key, while a
+ * rotation keeps several): granted only if every key grants it, so a counter the older instances fill still
+ * judges the newer ones, and each attempt counts once on each key, never twice on one. A refusal or a store
+ * failure cancels what the other keys granted. Settling settles every key and resolves the longest block.
+ */
+export async function reserveOnEvery (store: AttemptStore, storeCall: StoreCall, log: FastifyBaseLogger, keys: readonly string[], policy: ThrottlePolicy):
+Promise<ReservedAttempt | { retryAfterMs: number }> {
+  if (keys.length === 1) return await reserveAttempt(store, storeCall, log, keys[0]!, policy)
+  const results = await Promise.allSettled(keys.map(async (key) => await reserveAttempt(store, storeCall, log, key, policy)))
+  const granted = results.flatMap((result) => result.status === 'fulfilled' && 'settle' in result.value ? [result.value] : [])
+  if (granted.length < keys.length) {
+    await Promise.all(granted.map(async (attempt) => await attempt.settle('cancel').catch(() => 0)))
+    const failed = results.find((result) => result.status === 'rejected')
+    if (failed !== undefined) throw failed.reason
+    const refusals = results.map((result) => result.status === 'fulfilled' && 'retryAfterMs' in result.value ? result.value.retryAfterMs : 0)
+    return { retryAfterMs: Math.max(...refusals) }
+  }
+  return { settle: async (outcome) => Math.max(...await Promise.all(granted.map(async (attempt) => await attempt.settle(outcome)))) }
+}

@@ -22,10 +22,14 @@ const DERIVED_KEYS = {
   'mfa-secret': 'all',
   /** mfa/recovery-codes.ts: recovery codes, hashed with the first key and checked under every one. */
   'recovery-code': 'all',
-  /** throttle/attempt-throttle.ts (per-e-mail counters) and messages/mail-limit.ts: a rotation starts every e-mail's counter afresh. */
-  'attempt-key': 'current',
-  /** tokens/one-time-tokens.ts: reset and verification links, login challenges; a rotation ends the live ones. */
-  'one-time-token': 'current',
+  /**
+   * throttle/attempt-throttle.ts (per-e-mail counters) and messages/mail-limit.ts: an e-mail is counted under
+   * every key (throttle/reserve-attempt.ts reserveOnEvery), so a rotation lifts no block and no budget, and
+   * instances holding the keys in another order count on the same counters.
+   */
+  'attempt-key': 'all',
+  /** tokens/one-time-tokens.ts: reset and verification links, login challenges; made under the first key, looked up under each. */
+  'one-time-token': 'all',
   /** mfa/trusted-devices.ts: devices trusted for the second factor, hashed with the first key and found under every one. */
   'trusted-device': 'all'
 } as const satisfies Record<string, Rotation>

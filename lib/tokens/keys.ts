@@ -1,8 +1,20 @@
-import { createHash, createPrivateKey, createPublicKey, hkdfSync, KeyObject, type JsonWebKey } from 'node:crypto'
+import { createHash, createPrivateKey, createPublicKey, hkdfSync, KeyObject } from 'node:crypto'
 import { invalidOption } from '../common/errors.js'
 import { assert } from '../common/option-rules.js'
 
 export type JwtAlgorithm = 'HS256' | 'EdDSA' | 'ES256'
+
+/**
+ * A public key as a JWK. Our own type: `JsonWebKey` is exported by node:crypto in @types/node 20 but not in
+ * newer ones, and the public declarations must compile on both.
+ */
+export interface PublicJwk {
+  kty?: string
+  crv?: string
+  x?: string
+  y?: string
+  [member: string]: unknown
+}
 
 type KeyMaterial = string | Buffer | KeyObject
 
@@ -28,7 +40,7 @@ export interface ResolvedKey {
   /** What verifies: the secret or the public key (PEM). */
   verifyingKey: string | Buffer
   /** The public key as a JWK, for a JWKS document; undefined for HS256. */
-  publicJwk: JsonWebKey | undefined
+  publicJwk: PublicJwk | undefined
   /**
    * The root of every key the plugin derives from this one (tokens/key-ring.ts), itself derived from the
    * secret or private key (HKDF): worthless without it, so a database dump cannot mint tokens. Undefined
@@ -71,7 +83,7 @@ function rootKeyFrom (material: Buffer): Buffer {
 }
 
 /** RFC 7638 thumbprint: the same public key gets the same kid everywhere. */
-function thumbprint (jwk: JsonWebKey): string {
+function thumbprint (jwk: PublicJwk): string {
   const members = jwk.kty === 'OKP' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }
   return createHash('sha256').update(JSON.stringify(members)).digest('base64url')
 }

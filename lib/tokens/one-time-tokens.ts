@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { OneTimeToken, OneTimeTokenStore, PasswordAuthAccount } from '../stores/types.js'
@@ -11,21 +11,28 @@ const FORMAT = /^[\w-]{22}\.[\w-]{43}$/
  * One-time tokens for links sent by e-mail (password reset, e-mail verification). The store keeps, per
  * slot, an HMAC of the token with a key derived from the signing key: a copy of the database holds nothing
  * that works as a token. A reset's slot is derived from the account, so a new token replaces the earlier one.
+ * Tokens are made under the first key and looked up under every configured one: a rotation, or instances
+ * holding the keys in another order, end no link and no challenge in flight (contract §5).
  */
 export class OneTimeTokens {
   readonly #store: OneTimeTokenStore
-  readonly #key: Buffer
+  readonly #keys: readonly Buffer[]
+  readonly #slotKey: Buffer
   readonly #storeCall: StoreCall
 
   constructor (store: OneTimeTokenStore, keyRing: KeyRing, storeCall: StoreCall) {
     this.#store = store
-    this.#key = keyRing.derive('one-time-token').current.key
+    const { all } = keyRing.derive('one-time-token')
+    this.#keys = all.map(({ key }) => key)
+    // A reset's slot comes from the key whose kid sorts first, not the first configured: instances holding
+    // the keys in another order replace each other's link, as one instance does.
+    this.#slotKey = [...all].sort((a, b) => a.kid < b.kid ? -1 : 1)[0]!.key
     this.#storeCall = storeCall
   }
 
   /** A new token for `account`, replacing its earlier one of that purpose; it lives `ttlMs`. */
   async issue (request: FastifyRequest, purpose: string, account: PasswordAuthAccount, ttlMs: number): Promise<string> {
-    const slot = this.#mac(`slot\0${purpose}\0${account.id}`).subarray(0, 16).toString('base64url')
+    const slot = this.#mac(`slot\0${purpose}\0${account.id}`, this.#slotKey).subarray(0, 16).toString('base64url')
     return await this.#put(request, slot, { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }, ttlMs)
   }
 
@@ -43,21 +50,34 @@ export class OneTimeTokens {
       { purpose: 'mfa_login', accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }, ttlMs)
   }
 
-  /** The attempt-store key that counts wrong codes sent with this token (it dies after 5); null for a malformed token. */
+  /**
+   * The attempt-store key that counts wrong codes sent with this token (it dies after 5); null for a malformed
+   * token. A plain hash (the token holds 256 random bits, so it reverses to nothing): every instance counts on
+   * one key whatever signing keys it holds.
+   */
   codeAttemptsKey (token: string): string | null {
-    return FORMAT.test(token) ? `code.${this.#hash(token).slice(0, 32)}` : null
+    return FORMAT.test(token) ? `code.${createHash('sha256').update(`fastify-password-auth code-attempts\0${token}`).digest('base64url').slice(0, 32)}` : null
   }
 
   /** What a live token of `purpose` stands for; null for anything else. Changes nothing. */
   async find (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null
-    return await this.#storeCall(request.log, 'oneTimeTokens.find', () => this.#store.find(token.slice(0, 22), this.#hash(token), purpose))
+    for (const key of this.#keys) {
+      const found = await this.#storeCall(request.log, 'oneTimeTokens.find', () => this.#store.find(token.slice(0, 22), this.#hash(token, key), purpose))
+      if (found !== null) return found
+    }
+    return null
   }
 
   /** Uses the token up: resolves what it stood for to exactly one of concurrent callers. */
   async consume (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
     if (!FORMAT.test(token)) return null
-    return await this.#storeCall(request.log, 'oneTimeTokens.consume', () => this.#store.consume(token.slice(0, 22), this.#hash(token), purpose))
+    // The slot holds one hash, made under one key: of the keys tried, only that one can consume it.
+    for (const key of this.#keys) {
+      const consumed = await this.#storeCall(request.log, 'oneTimeTokens.consume', () => this.#store.consume(token.slice(0, 22), this.#hash(token, key), purpose))
+      if (consumed !== null) return consumed
+    }
+    return null
   }
 
   /** A new token in `slot` (22 characters) standing for `record`; the store gets only its HMAC. */
@@ -67,11 +87,11 @@ export class OneTimeTokens {
     return token
   }
 
-  #hash (token: string): string {
-    return this.#mac(`token\0${token}`).toString('base64url')
+  #hash (token: string, key = this.#keys[0]!): string {
+    return this.#mac(`token\0${token}`, key).toString('base64url')
   }
 
-  #mac (text: string): Buffer {
-    return createHmac('sha256', this.#key).update(text).digest()
+  #mac (text: string, key = this.#keys[0]!): Buffer {
+    return createHmac('sha256', key).update(text).digest()
   }
 }

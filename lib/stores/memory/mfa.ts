@@ -49,4 +49,15 @@ export class MemoryMfaStore implements MfaStore {
     this.#records.delete(accountId)
     return enabled
   }
+
+  async * secrets (): AsyncIterable<{ accountId: string, secret: string }> {
+    for (const [accountId, { secret }] of [...this.#records]) yield { accountId, secret }
+  }
+
+  async reseal (accountId: string, secret: string, resealed: string): Promise<boolean> {
+    const record = this.#records.get(accountId)
+    if (record?.secret !== secret) return false
+    record.secret = resealed
+    return true
+  }
 }

@@ -19,13 +19,15 @@ export function mfaTableSql (table = 'auth_mfa'): string {
 );`
 }
 
+const PAGE = 500
+
 /**
  * Second factors in PostgreSQL. Each call is one statement, and each update re-checks its condition on
  * the row it locked, so of concurrent uses of one step or one recovery code exactly one changes the row.
  */
 export class PostgresMfaStore implements MfaStore {
   readonly #pool: Queryable
-  readonly #sql: Record<'get' | 'begin' | 'enable' | 'acceptStep' | 'useRecoveryCode' | 'replaceRecoveryCodes' | 'disable', Statement>
+  readonly #sql: Record<'get' | 'begin' | 'enable' | 'acceptStep' | 'useRecoveryCode' | 'replaceRecoveryCodes' | 'disable' | 'secrets' | 'reseal', Statement>
 
   constructor ({ pool, table = 'auth_mfa' }: PostgresMfaStoreOptions) {
     const name = quoteName(table)
@@ -39,7 +41,9 @@ export class PostgresMfaStore implements MfaStore {
       useRecoveryCode: `UPDATE ${name} SET recovery_codes = ARRAY(SELECT code FROM unnest(recovery_codes) AS code WHERE code <> ALL($2::text[]))
         WHERE account_id = $1 AND enabled AND recovery_codes && $2::text[] RETURNING 1`,
       replaceRecoveryCodes: `UPDATE ${name} SET recovery_codes = $2 WHERE account_id = $1 AND enabled RETURNING 1`,
-      disable: `DELETE FROM ${name} WHERE account_id = $1 RETURNING enabled`
+      disable: `DELETE FROM ${name} WHERE account_id = $1 RETURNING enabled`,
+      secrets: `SELECT account_id AS "accountId", secret FROM ${name} WHERE account_id > $1 ORDER BY account_id LIMIT ${PAGE}`,
+      reseal: `UPDATE ${name} SET secret = $3 WHERE account_id = $1 AND secret = $2 RETURNING 1`
     })
   }
 
@@ -71,7 +75,22 @@ export class PostgresMfaStore implements MfaStore {
     return (await this.#pool.query({ ...this.#sql.disable, values: [accountId] })).rows[0]?.enabled === true
   }
 
-  async #changed (statement: 'begin' | 'enable' | 'acceptStep' | 'useRecoveryCode' | 'replaceRecoveryCodes', ...values: unknown[]): Promise<boolean> {
+  async * secrets (): AsyncIterable<{ accountId: string, secret: string }> {
+    // Pages in account order, each after the last one listed: no cursor is held between pages.
+    let after = ''
+    for (;;) {
+      const { rows } = await this.#pool.query({ ...this.#sql.secrets, values: [after] })
+      yield * rows as Array<{ accountId: string, secret: string }>
+      if (rows.length < PAGE) return
+      after = rows[rows.length - 1].accountId
+    }
+  }
+
+  async reseal (accountId: string, secret: string, resealed: string): Promise<boolean> {
+    return await this.#changed('reseal', accountId, secret, resealed)
+  }
+
+  async #changed (statement: 'begin' | 'enable' | 'acceptStep' | 'useRecoveryCode' | 'replaceRecoveryCodes' | 'reseal', ...values: unknown[]): Promise<boolean> {
     return ((await this.#pool.query({ ...this.#sql[statement], values })).rowCount ?? 0) > 0
   }
 }

@@ -37,6 +37,9 @@ return 1`,
   replaceRecoveryCodes: `if redis.call('HGET', KEYS[1], 'e') ~= '1' then return 0 end
 redis.call('HSET', KEYS[1], 'r', ARGV[1])
 return 1`,
+  reseal: `if redis.call('HGET', KEYS[1], 's') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 's', ARGV[2])
+return 1`,
   disable: `local e = redis.call('HGET', KEYS[1], 'e')
 redis.call('DEL', KEYS[1])
 if e == '1' then return 1 end
@@ -48,11 +51,13 @@ const commandName = (script: Script): string => `fastifyPasswordAuthMfa_${script
 
 type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<number>> & {
   hmget: (key: string, ...fields: string[]) => Promise<Array<string | null>>
+  hget: (key: string, field: string) => Promise<string | null>
 }
 
 /** Second factors in Redis, shared by every instance. */
 export class RedisMfaStore implements MfaStore {
   readonly #client: ScriptedClient
+  readonly #nodes: () => Redis[]
   readonly #prefix: string
 
   constructor ({ client, prefix = 'fastify-password-auth:mfa:' }: RedisMfaStoreOptions) {
@@ -61,6 +66,7 @@ export class RedisMfaStore implements MfaStore {
       if (typeof scripted[commandName(script)] !== 'function') client.defineCommand(commandName(script), { numberOfKeys: 1, lua: SCRIPTS[script] })
     }
     this.#client = scripted
+    this.#nodes = () => 'isCluster' in client && client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
     this.#prefix = prefix
   }
 
@@ -92,6 +98,26 @@ export class RedisMfaStore implements MfaStore {
 
   async disable (accountId: string): Promise<boolean> {
     return await this.#run('disable', accountId)
+  }
+
+  async * secrets (): AsyncIterable<{ accountId: string, secret: string }> {
+    // SCAN on every primary (a Cluster spreads the keys), matching the prefix taken literally.
+    const match = `${this.#prefix.replace(/[*?[\]\\]/g, '\\$&')}{*}`
+    for (const node of this.#nodes()) {
+      let cursor = '0'
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 500)
+        cursor = next
+        for (const key of keys) {
+          const secret = await this.#client.hget(key, 's')
+          if (secret !== null) yield { accountId: key.slice(this.#prefix.length + 1, -1), secret }
+        }
+      } while (cursor !== '0')
+    }
+  }
+
+  async reseal (accountId: string, secret: string, resealed: string): Promise<boolean> {
+    return await this.#run('reseal', accountId, secret, resealed)
   }
 
   async #run (script: Script, accountId: string, ...args: Array<string | number>): Promise<boolean> {
