@@ -67,6 +67,12 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
       return { subject: 'Your account was deleted', text: 'This account and everything held of it were deleted at its owner\'s request. If it was not you, contact us.' }
     case 'passkey_removed':
       return { subject: 'Your passkeys were removed', text: 'Support removed the passkeys of this account and ended every session. Sign in with your password.' }
+    case 'new_device_login':
+      return {
+        subject: 'A sign-in from a new device',
+        text: `Someone signed in to this account on ${new Date(message.at!).toUTCString()} from ${message.ip!}, with ${message.device!}. ` +
+          `If it was you, there is nothing to do. If not, reset your password at ${appUrl}/ and end your other sessions.`
+      }
   }
 }
 

@@ -40,7 +40,7 @@ async function main (): Promise<void> {
       sessions: stores.sessions,
       attempts: stores.attempts,
       oneTimeTokens: stores.oneTimeTokens,
-      mfa: { issuer: config.mfaIssuer },
+      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, trustedDevices: stores.trustedDevices },
       mfaTtl: config.mfaTtl,
       mfaStore: stores.mfa,
       deliver: await createMailer(config),

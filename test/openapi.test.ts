@@ -167,11 +167,31 @@ t.test('account self-service documents its routes, bodies and errors; Login and 
   for (const path of ['/Auth/Login', '/Auth/ChangePassword']) t.same(codesOf(document.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
 })
 
+t.test('security notices and trusted devices are documented: the sessions list\'s device, rememberDevice, the devices routes', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  const session = document.paths['/Auth/Sessions'].get.responses[200].content['application/json'].schema.items
+  t.match(session.properties, { device: { properties: { browser: { type: 'string' }, os: { type: 'string' }, type: { type: 'string' } } }, trustedDevice: { type: 'boolean' }, ip: { description: /trustProxy/ } })
+  const loginMfa = document.paths['/Auth/LoginMfa'].post
+  t.match(loginMfa.requestBody.content['application/json'].schema.properties.rememberDevice, { type: 'boolean' })
+  t.match(loginMfa.description, /trusted for 30 days/)
+  const devices = document.paths['/Auth/Sessions/Devices'].get.responses[200].content['application/json'].schema.items
+  t.same(Object.keys(devices.properties), ['id', 'label', 'trustedUntil', 'lastUsedAt'])
+  const remove = document.paths['/Auth/Sessions/Devices/{id}'].delete.responses
+  t.same(codesOf(remove[404]), ['FST_PWAUTH_SESSION_NOT_FOUND'])
+  t.ok(codesOf(remove[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'ending a trust needs a recent authentication')
+})
+
 t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
-  await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
   await app.ready()
   const document = app.swagger()
   const bare: string[] = []

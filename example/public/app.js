@@ -57,15 +57,26 @@ async function withRecentAuth (action) {
   return await action()
 }
 
-/** Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. */
-function askCode (back) {
+/**
+ * Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. `remember`: the
+ * sign-in's second step, which offers to remember this device (resolved as { code, remember }).
+ */
+function askCode (back, { remember = false } = {}) {
+  $('remember-label').hidden = !remember
   show('code')
   return new Promise((resolve) => {
     const done = (value) => { $('code').onsubmit = null; $('code-cancel').onclick = null; $('code').reset(); show(back); resolve(value) }
-    $('code').onsubmit = (event) => { event.preventDefault(); done(new FormData($('code')).get('code')) }
+    $('code').onsubmit = (event) => {
+      event.preventDefault()
+      const form = new FormData($('code'))
+      done(remember ? { code: form.get('code'), remember: form.get('remember') === 'on' } : form.get('code'))
+    }
     $('code-cancel').onclick = () => done(null)
   })
 }
+
+/** "Chrome on macOS": what the sessions list says of a session's User-Agent (parsed by the server). */
+const deviceName = ({ browser, os }) => `${browser === 'Unknown' ? 'Unknown browser' : browser}${os === 'Unknown' ? '' : ` on ${os}`}`
 
 function askPassword () {
   show('reauth')
@@ -85,7 +96,7 @@ async function showAccount () {
   $('sessions').replaceChildren(...list.map((session) => {
     const item = document.createElement('li')
     const text = document.createElement('span')
-    text.textContent = `${session.current ? 'This browser' : session.userAgent || 'Unknown device'} `
+    text.textContent = `${deviceName(session.device)}${session.current ? ' (this browser)' : ''}${session.trustedDevice ? ', signed in without a code (trusted device)' : ''} `
     const when = document.createElement('small')
     when.textContent = `since ${new Date(session.createdAt).toLocaleString()}`
     text.append(when)
@@ -104,6 +115,7 @@ async function showAccount () {
     }
     return item
   }))
+  await showTrustedDevices()
   const mfa = await call(new URL('Mfa', auth))
   const { enabled, recoveryCodesLeft } = mfa.ok ? await mfa.json() : { enabled: false }
   $('mfa-status').textContent = enabled
@@ -112,6 +124,32 @@ async function showAccount () {
   $('mfa-on').hidden = enabled
   $('mfa-off').hidden = !enabled
   show('account')
+}
+
+/** The devices that sign in without a code (remembered at the code step), each removable. */
+async function showTrustedDevices () {
+  const response = await call(new URL('Sessions/Devices', auth))
+  const list = response.ok ? await response.json() : []
+  $('trusted').hidden = list.length === 0
+  $('trusted-devices').replaceChildren(...list.map((device) => {
+    const item = document.createElement('li')
+    const text = document.createElement('span')
+    text.textContent = `${device.label} `
+    const until = document.createElement('small')
+    until.textContent = `until ${new Date(device.trustedUntil).toLocaleDateString()}`
+    text.append(until)
+    const forget = document.createElement('button')
+    forget.type = 'button'
+    forget.className = 'secondary'
+    forget.textContent = 'Forget'
+    forget.onclick = async () => {
+      const removed = await withRecentAuth(async () => await call(new URL(`Sessions/Devices/${encodeURIComponent(device.id)}`, auth), { method: 'DELETE' }))
+      say(removed.ok ? 'That device needs a code again.' : '', true)
+      await showAccount()
+    }
+    item.append(text, forget)
+    return item
+  }))
 }
 
 $('mfa-on').onclick = async () => {
@@ -186,9 +224,9 @@ $('login').onsubmit = async (event) => {
 
 /** The second step of a sign-in with two-step sign-in on: a code for the challenge Login answered. */
 async function secondStep (mfaToken) {
-  const code = await askCode('login')
-  if (code === null) return say('')
-  const response = await post(new URL('LoginMfa', auth), { mfaToken, code })
+  const answer = await askCode('login', { remember: true })
+  if (answer === null) return say('')
+  const response = await post(new URL('LoginMfa', auth), { mfaToken, code: answer.code, rememberDevice: answer.remember })
   if (!response.ok) {
     say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work.')
     // The challenge survives a few wrong codes: ask again until it is used up.

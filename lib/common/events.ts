@@ -35,6 +35,12 @@ export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa
 /** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
 export type ResetRequiredReason = 'admin' | 'breached'
 
+/**
+ * Why trusts of devices for the second factor ended (contract §21): the owner removed one, or every one ended
+ * because two factors were turned on or off, the password changed or was reset, or EndOthers ran.
+ */
+export type TrustEndReason = 'removed' | 'mfa_changed' | 'password_changed' | 'password_reset' | 'sessions_ended'
+
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
 
@@ -53,8 +59,11 @@ export type RefreshFailureReason =
 
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
-  /** `mfa`: the session started at LoginMfa, after a second factor. */
-  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean }
+  /**
+   * `mfa`: the session proved a second factor (LoginMfa, or a trusted device: `trustedDevice`). `newDevice`: the
+   * request had no live device token of the account, so its owner is told (new_device_login).
+   */
+  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean, trustedDevice?: boolean, newDevice?: boolean }
   /** The password was right and the account has two factors on: Login answered a challenge, no session. */
   | { type: 'login.mfa_required', accountId: string, email: string }
   /**
@@ -138,6 +147,10 @@ export type AuthEventDetails =
   /** An admin of the host acted on the account (fastify.passwordAuth.admin); `admin` is who, as the host named them. */
   | { type: 'admin.password_reset_required' | 'admin.second_factor_reset' | 'admin.passkeys_removed', admin: string, accountId: string, sessionsEnded: number }
   | { type: 'admin.unblocked', admin: string, email: string }
+  /** A LoginMfa with rememberDevice trusted its device for the second factor (contract §21). */
+  | { type: 'mfa.device_trusted', accountId: string, trustId: string }
+  /** The owner removed one trusted device (`trustId`), or every trust of the account ended (no `trustId`). */
+  | { type: 'mfa.device_trust_ended', accountId: string, trustId?: string, reason: TrustEndReason }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */
@@ -195,7 +208,9 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'admin.password_reset_required': 'info',
   'admin.second_factor_reset': 'info',
   'admin.passkeys_removed': 'info',
-  'admin.unblocked': 'info'
+  'admin.unblocked': 'info',
+  'mfa.device_trusted': 'info',
+  'mfa.device_trust_ended': 'info'
 }
 
 /**

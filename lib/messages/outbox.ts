@@ -8,7 +8,9 @@ export const MESSAGE_TYPES = [
   // Account self-service (contract §19): the link to a new address, the notice to the old one, the revert link, the goodbye.
   'email_change', 'email_change_requested', 'email_changed', 'account_deleted',
   // What an admin's removePasskeys tells the owner (contract §22).
-  'passkey_removed'
+  'passkey_removed',
+  // A sign-in without a live device token of the account (contract §21).
+  'new_device_login'
 ] as const
 
 export interface PasswordAuthMessage {
@@ -22,6 +24,10 @@ export interface PasswordAuthMessage {
   /** Epoch milliseconds the token dies at. */
   expiresAt?: number
   accountId?: string
+  /** new_device_login: when (epoch milliseconds), from which address (as Fastify's trustProxy gives it) and what kind of device ("Chrome on macOS"). */
+  at?: number
+  ip?: string
+  device?: string
 }
 
 export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>
@@ -43,6 +49,8 @@ const CONCURRENCY = 4
 const DELIVER_TIMEOUT_MS = 30_000
 
 export interface Outbox {
+  /** Whether the host gave a `deliver`: without one, nothing is sent and no budget need be counted. */
+  readonly delivers: boolean
   /**
    * Runs `job` once the response has been sent, so neither its store calls nor its delivery shows in the
    * answer's timing. Errors are the job's to report; what escapes is logged.
@@ -86,6 +94,7 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
   }
 
   return {
+    delivers: deliver !== undefined,
     afterResponse (reply, job) {
       let started = false
       const run = (): void => {

@@ -9,7 +9,7 @@ import type { RouteContext } from './context.js'
 import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, trustedDevices } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -61,8 +61,9 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
     emit(request, { type: 'password.changed', accountId: account.id, email })
-    // The new credential version already rejects every earlier token; ending the sessions tidies up the
-    // host's session list, so a store failure here does not undo the change.
+    // The new credential version already rejects every earlier token and trusted device; ending the sessions
+    // and trusts tidies up the host's lists, so a store failure here does not undo the change.
+    await trustedDevices?.endAll(request, account.id, 'password_changed')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
     return await reply.code(204).send(null)

@@ -7,7 +7,8 @@ const STORE_METHODS = {
   attempts: ['reserve', 'settle'],
   oneTimeTokens: ['put', 'find', 'consume'],
   mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal'],
-  'admin.activity': ['add', 'list', 'forget']
+  'admin.activity': ['add', 'list', 'forget'],
+  'mfa.trustedDevices': ['generation', 'trust', 'use', 'list', 'remove', 'endAll']
 } as const
 
 /** Checks the store given as option `name`. */

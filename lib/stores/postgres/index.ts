@@ -6,6 +6,7 @@ import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
+import { trustedDevicesTableSql } from './trusted-devices.js'
 
 export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
 export type {
@@ -18,6 +19,7 @@ export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './m
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
 export type { Queryable } from './sql.js'
+export { PostgresTrustedDeviceStore, trustedDevicesTableSql, type PostgresTrustedDeviceStoreOptions } from './trusted-devices.js'
 
 /**
  * Creates the plugin's tables, indexes and trigger if they do not exist yet. Idempotent, and safe when
@@ -26,8 +28,8 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable }: {
-    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable, trustedDevicesTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string, trustedDevicesTable?: string
   } = {}
 ): Promise<void> {
   await pool.query({
@@ -37,6 +39,7 @@ ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
 ${mfaTableSql(mfaTable)}
-${activityTableSql(activityTable)}`
+${activityTableSql(activityTable)}
+${trustedDevicesTableSql(trustedDevicesTable)}`
   })
 }
