@@ -39,6 +39,11 @@ export interface ServerConfig {
   /** AUTH_MFA_TTL: seconds a Login's second-factor challenge lives; AUTH_APP_NAME: the issuer authenticator apps show. */
   mfaTtl: number | undefined
   mfaIssuer: string
+  /** AUTH_ACCOUNT_SELF_SERVICE=off turns e-mail change, deletion and export off; AUTH_REVERT_TTL: seconds a revert link lives. */
+  accountSelfService: boolean
+  revertTtl: number | undefined,
+  /** AUTH_MFA_TRUST_DAYS: days a LoginMfa with rememberDevice trusts its device (default 30; 0 off; fractions to the second). */
+  mfaTrustDays: number
   /** AUTH_PWNED_RANGE_URL: the breached-password range service (contract §20), unset for none; AUTH_PWNED_TIMEOUT_MS: its timeout. */
   pwnedRangeUrl: string | undefined
   pwnedTimeoutMs: number | undefined
@@ -50,6 +55,17 @@ function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number
   const value = Number(raw)
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`)
+  }
+  return value
+}
+
+/** A number of days from 0 to `max`, fractions allowed down to one second (a test may trust a device for 2 s). */
+function days (env: NodeJS.ProcessEnv, name: string, max: number): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const value = Number(raw)
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value > max || (value > 0 && Math.round(value * 86_400) < 1)) {
+    throw new Error(`${name} must be a number of days from 0 to ${max} (0.0000116 is one second), not "${raw}"`)
   }
   return value
 }
@@ -97,6 +113,9 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
     mfaTtl: integer(env, 'AUTH_MFA_TTL', 1, 3600),
     mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    accountSelfService: onOff(env, 'AUTH_ACCOUNT_SELF_SERVICE', 'on'),
+    revertTtl: integer(env, 'AUTH_REVERT_TTL', 1, 30 * 86_400),
+    mfaTrustDays: days(env, 'AUTH_MFA_TRUST_DAYS', 400) ?? 30,
     pwnedRangeUrl: text(env, 'AUTH_PWNED_RANGE_URL'),
     pwnedTimeoutMs: integer(env, 'AUTH_PWNED_TIMEOUT_MS', 1, 60_000)
   }

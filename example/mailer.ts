@@ -45,6 +45,34 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
         text: 'Someone gave the right password of this account, then a wrong code from the authenticator app. If it was not you, ' +
           `your password is known: reset it at ${appUrl}/ (your code is still needed). We tell you this at most once a day.`
       }
+    case 'email_change':
+      return {
+        subject: 'Confirm your new address',
+        text: `Someone asked to move an account to this address. If it was you, open this link to confirm it:\n\n${appUrl}/#email-change=${message.token!}\n\n` +
+          'If it was not you, ignore this message: nothing changes.'
+      }
+    case 'email_change_requested':
+      return {
+        subject: 'A change of address was asked for',
+        text: `Someone signed in to this account asked to move it to ${message.newEmail ?? 'another address'}. Nothing changes until that address confirms. ` +
+          `If it was not you, your password is known: change it at ${appUrl}/ now.`
+      }
+    case 'email_changed':
+      return {
+        subject: 'Your account has a new address',
+        text: `This account moved to ${message.newEmail ?? 'another address'} and every other session ended. If it was not you, take it back with a new password ` +
+          `within ${Math.round((message.expiresAt! - Date.now()) / 86_400_000)} days:\n\n${appUrl}/#email-revert=${message.token!}`
+      }
+    case 'account_deleted':
+      return { subject: 'Your account was deleted', text: 'This account and everything held of it were deleted at its owner\'s request. If it was not you, contact us.' }
+    case 'passkey_removed':
+      return { subject: 'Your passkeys were removed', text: 'Support removed the passkeys of this account and ended every session. Sign in with your password.' }
+    case 'new_device_login':
+      return {
+        subject: 'A sign-in from a new device',
+        text: `Someone signed in to this account on ${new Date(message.at!).toUTCString()} from ${message.ip!}, with ${message.device!}. ` +
+          `If it was you, there is nothing to do. If not, reset your password at ${appUrl}/ and end your other sessions.`
+      }
   }
 }
 

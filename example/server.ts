@@ -40,7 +40,7 @@ async function main (): Promise<void> {
       sessions: stores.sessions,
       attempts: stores.attempts,
       oneTimeTokens: stores.oneTimeTokens,
-      mfa: { issuer: config.mfaIssuer },
+      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, trustedDevices: stores.trustedDevices },
       mfaTtl: config.mfaTtl,
       mfaStore: stores.mfa,
       deliver: await createMailer(config),
@@ -60,6 +60,8 @@ async function main (): Promise<void> {
         : false,
       rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false,
       reauthMaxAge: config.reauthMaxAge,
+      account: config.accountSelfService ? { emailChange: true, deletion: true, export: true, revertTtl: config.revertTtl } : {},
+      ...(stores.activity === undefined ? {} : { admin: { activity: stores.activity } }),
       breachedPasswords: config.pwnedRangeUrl === undefined ? false : { rangeUrl: config.pwnedRangeUrl, timeoutMs: config.pwnedTimeoutMs }
     }
   })

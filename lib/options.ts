@@ -1,3 +1,4 @@
+import { resolveAccount, type AccountPluginOptions, type ResolvedAccount } from './account/options.js'
 import type { AuthEventHandler } from './common/events.js'
 import { assert, checkHeaderText, checkKnownKeys, isInteger, isObject, PLUGIN_NAME } from './common/option-rules.js'
 import { resolveGuard, type GuardPluginOptions, type ResolvedDecorators } from './guard/options.js'
@@ -18,7 +19,7 @@ export type { HashingOptions, JwtOptions, RateLimitOptions, RefreshOptions, Thro
  * (`<room>/options.ts`); the few every room shares are here.
  */
 export interface PasswordAuthOptions extends TokensPluginOptions, SessionPluginOptions, PasswordPluginOptions, ThrottlePluginOptions,
-  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions {
+  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions, AccountPluginOptions {
   accounts: AccountStore
   /** `realm` of the WWW-Authenticate challenges, default 'fastify-password-auth'. */
   realm?: string
@@ -43,13 +44,14 @@ export interface ResolvedOptions {
   decorators: ResolvedDecorators
   /** Undefined while two factors are off. */
   mfa: ResolvedMfa | undefined
+  account: ResolvedAccount
 }
 
 /** Every option, in the order "did you mean" prefers when a misspelt name is as near to two. */
 const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'breachedPasswords'
+  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'account', 'admin', 'breachedPasswords'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
@@ -69,6 +71,8 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   const routes = resolveRoutes(options, { canDeliver: messages.deliver !== undefined, accounts })
   const password = resolvePassword(options, storeTimeout)
   const tokens = resolveTokens(options)
+  const sessions = resolveSessions(options, tokens.accessToken.expiresIn)
+  const throttle = resolveThrottle(options)
   return {
     accounts,
     realm,
@@ -78,9 +82,15 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     routes,
     password,
     tokens,
-    sessions: resolveSessions(options, tokens.accessToken.expiresIn),
-    throttle: resolveThrottle(options),
+    sessions,
+    throttle,
     decorators: resolveGuard(options),
-    mfa: resolveMfa(options, realm)
+    mfa: resolveMfa(options, realm),
+    account: resolveAccount(options, {
+      canDeliver: messages.deliver !== undefined,
+      accounts,
+      verifyTtl: options.verifyTtl ?? 86_400,
+      stores: { sessions: sessions.store, oneTimeTokens: tokens.oneTimeTokenStore, attempts: throttle.attempts }
+    })
   }
 }

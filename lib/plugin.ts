@@ -8,14 +8,17 @@
  *   plugin.ts    wires the rooms' parts together at registration
  *   options.ts   the plugin's options: the shared ones, then each room's door
  *   routes/      one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions, ForgotPassword,
- *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS), their shared context, the Fastify
- *                contexts they are registered in (index.ts), and the answers of refused checks (refusals.ts)
- *   guard/ password/ mfa/ messages/ (and passkeys/, account/ to come, beside mfa/)
+ *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS, ChangeEmail, VerifyEmailChange,
+ *                RevertEmailChange, DeleteAccount, Account/Export), their shared context, the Fastify contexts they are
+ *                registered in (index.ts), and the answers of refused checks (refusals.ts: refuseResetRequired too)
+ *   guard/ password/ mfa/ messages/ account/ (and passkeys/ to come, beside mfa/)
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
  *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
- *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
- *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
+ *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
+ *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
+ *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
+ *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
@@ -24,7 +27,7 @@
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT), one-time tokens (reset and verification links, login challenges)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
- *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings
+ *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
  *     testing/   the store contract suites (`fastify-password-auth/testing`)
  *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, the store-call deadline, and the
  *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua)
@@ -39,11 +42,15 @@
  * A guarded host request: guard/authenticate.ts → guard/token-check.ts (tokens/, stores/) → your handler.
  */
 import type { FastifyInstance } from 'fastify'
+import { recordActivity } from './account/activity.js'
+import { createAdmin, type AdminApi } from './account/admin.js'
+import { accountPasskeys } from './account/passkeys.js'
 import { createEventEmitter } from './common/events.js'
 import { installGuard } from './guard/options.js'
 import { warnAboutHostSettings } from './http/host-settings.js'
 import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
+import { createResetLinks } from './messages/reset-links.js'
 import { createMfa } from './mfa/options.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import type { HashingStats } from './password/hasher.js'
@@ -61,6 +68,8 @@ export interface PasswordAuthDecorator {
   stats (): HashingStats
   /** Sessions: start one for an account you authenticated, list, end one or all. */
   sessions: SessionApi
+  /** What support staff may do to an account (contract §22): never set or see a password. */
+  admin: AdminApi
   /**
    * Re-seals under the first key every TOTP secret an older key sealed (contract §5): run it after a rotation,
    * before removing the old key. `unreadable`: secrets no configured key opens. Nothing to do without `mfa`.
@@ -74,7 +83,9 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { accounts, realm } = config
   const { log } = fastify
   const storeCall = createStoreCall(config.storeTimeout)
-  const emit = createEventEmitter(config.onEvent, log)
+  const { activity } = config.account
+  // Every event naming an account is kept for admin.activity(), then handed to the host's onEvent.
+  const emit = createEventEmitter(recordActivity(activity, config.onEvent, log), log)
   const answerError = createErrorHandler(createProblemSender(realm))
   const { keyRing, accessTokens, oneTimeTokens } = createTokens(config.tokens, storeCall)
   installGuard(fastify, config.decorators, { accessTokens, accounts, sessions: config.sessions.store, storeCall, answerError, realm })
@@ -90,12 +101,28 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
   fastify.addHook('onClose', async () => { await password.hasher.close() })
-  const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
-  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy })
+  const { outbox, mailLimit, noticeNewDevice } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
+  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy, emit })
+  const passwordReset = config.routes.passwordReset
+  const resetLinks = passwordReset === undefined ? undefined : createResetLinks({ oneTimeTokens, outbox, mailLimit, ttlMs: passwordReset.ttlMs })
+  const passkeys = accountPasskeys()
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
     sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
+    admin: createAdmin({
+      accounts,
+      storeCall,
+      emit,
+      log,
+      sessionService,
+      throttle: attemptThrottle,
+      activity,
+      passkeys,
+      sendResetLink: resetLinks === undefined ? undefined : async (caller, account) => await resetLinks.send(caller, account),
+      forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await mfa.secondFactor.forget(caller, accountId),
+      notify: (message) => { outbox.send(undefined, message) }
+    }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 
@@ -117,7 +144,12 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     mailLimit,
     secondFactor: mfa?.secondFactor,
     mfaTtlMs: mfa?.ttlMs ?? 0,
-    passwordReset: config.routes.passwordReset
+    resetLinks,
+    account: config.account,
+    activity,
+    passkeys,
+    noticeNewDevice,
+    trustedDevices: mfa?.trustedDevices
   }, {
     routes: config.routes,
     answerError,

@@ -31,7 +31,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   const document = await hostDocument(t)
   await expectValid(t, document)
   const login = document.paths['/Auth/Login'].post.responses
-  t.same(Object.keys(login).sort(), ['200', '400', '401', '413', '415', '429', '503'])
+  t.same(Object.keys(login).sort(), ['200', '400', '401', '403', '413', '415', '429', '503'])
   t.same(codesOf(login[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY'])
   t.same(codesOf(login[401]), ['FST_PWAUTH_INVALID_CREDENTIALS'])
   t.same(codesOf(login[429]), ['FST_PWAUTH_TOO_MANY_ATTEMPTS'])
@@ -143,11 +143,55 @@ t.test('two factors document their bodies: Confirm and Disable take the password
   t.notOk(codesOf(document.paths['/Auth/Mfa/Setup'].post.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'Setup needs no recent authentication')
 })
 
+t.test('account self-service documents its routes, bodies and errors; Login and ChangePassword their 403', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), deliver: () => {}, passwordReset: true, account: { emailChange: true, deletion: true, export: true } })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  const change = document.paths['/Auth/ChangeEmail'].post
+  t.same(change.requestBody.content['application/json'].schema.required, ['newEmail'])
+  t.ok(change.responses[202], '202 documented')
+  t.notOk(change.responses[202].content, '202: no body')
+  t.ok(codesOf(change.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'))
+  t.ok(codesOf(change.responses[401]).includes('FST_PWAUTH_MFA_REQUIRED'))
+  t.same(codesOf(document.paths['/Auth/VerifyEmailChange'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID'])
+  const revert = document.paths['/Auth/RevertEmailChange'].post
+  t.same(revert.requestBody.content['application/json'].schema.required, ['token', 'newPassword', 'confirmNewPassword'])
+  t.ok(codesOf(revert.responses[400]).includes('FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID'))
+  t.same(codesOf(document.paths['/Auth/DeleteAccount'].post.responses[409]), ['FST_PWAUTH_DELETE_REFUSED'])
+  const exported = document.paths['/Auth/Account/Export'].get.responses[200].content['application/json'].schema
+  t.same(Object.keys(exported.properties).sort(), ['account', 'host', 'mfa', 'passkeys', 'sessions'])
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword']) t.same(codesOf(document.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
+})
+
+t.test('security notices and trusted devices are documented: the sessions list\'s device, rememberDevice, the devices routes', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  const session = document.paths['/Auth/Sessions'].get.responses[200].content['application/json'].schema.items
+  t.match(session.properties, { device: { properties: { browser: { type: 'string' }, os: { type: 'string' }, type: { type: 'string' } } }, trustedDevice: { type: 'boolean' }, ip: { description: /trustProxy/ } })
+  const loginMfa = document.paths['/Auth/LoginMfa'].post
+  t.match(loginMfa.requestBody.content['application/json'].schema.properties.rememberDevice, { type: 'boolean' })
+  t.match(loginMfa.description, /trusted for 30 days/)
+  const devices = document.paths['/Auth/Sessions/Devices'].get.responses[200].content['application/json'].schema.items
+  t.same(Object.keys(devices.properties), ['id', 'label', 'trustedUntil', 'lastUsedAt'])
+  const remove = document.paths['/Auth/Sessions/Devices/{id}'].delete.responses
+  t.same(codesOf(remove[404]), ['FST_PWAUTH_SESSION_NOT_FOUND'])
+  t.ok(codesOf(remove[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'ending a trust needs a recent authentication')
+})
+
 t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
-  await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {} })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
   await app.ready()
   const document = app.swagger()
   const bare: string[] = []
@@ -177,7 +221,7 @@ t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Log
   const document = await documentOf({ mfa: true, breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/' } })
   await expectValid(t, document)
   for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate', '/Auth/Mfa/Confirm', '/Auth/Mfa/Disable']) {
-    t.notOk(plain.paths[path].post.responses[403], `${path}: no 403 without a range service`)
+    t.same(codesOf(plain.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], `${path}: the 403 of an admin's mark, without a range service too`)
     const forbidden = document.paths[path].post.responses[403]
     t.same(codesOf(forbidden), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
     t.match(forbidden.description, /Password reset required/)

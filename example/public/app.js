@@ -6,7 +6,8 @@ const me = new URL('app/me', document.baseURI)
 let accessToken = null
 
 const $ = (id) => document.getElementById(id)
-const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable']
+const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable',
+  'change-email', 'email-change-confirm', 'email-revert', 'delete']
 const show = (id) => { for (const view of VIEWS) $(view).hidden = view !== id }
 const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
 const problemCode = async (response) => (await response.clone().json().catch(() => ({}))).code
@@ -61,15 +62,26 @@ async function withRecentAuth (action) {
   return await action()
 }
 
-/** Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. */
-function askCode (back) {
+/**
+ * Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. `remember`: the
+ * sign-in's second step, which offers to remember this device (resolved as { code, remember }).
+ */
+function askCode (back, { remember = false } = {}) {
+  $('remember-label').hidden = !remember
   show('code')
   return new Promise((resolve) => {
     const done = (value) => { $('code').onsubmit = null; $('code-cancel').onclick = null; $('code').reset(); show(back); resolve(value) }
-    $('code').onsubmit = (event) => { event.preventDefault(); done(new FormData($('code')).get('code')) }
+    $('code').onsubmit = (event) => {
+      event.preventDefault()
+      const form = new FormData($('code'))
+      done(remember ? { code: form.get('code'), remember: form.get('remember') === 'on' } : form.get('code'))
+    }
     $('code-cancel').onclick = () => done(null)
   })
 }
+
+/** "Chrome on macOS": what the sessions list says of a session's User-Agent (parsed by the server). */
+const deviceName = ({ browser, os }) => `${browser === 'Unknown' ? 'Unknown browser' : browser}${os === 'Unknown' ? '' : ` on ${os}`}`
 
 function askPassword () {
   show('reauth')
@@ -89,7 +101,7 @@ async function showAccount () {
   $('sessions').replaceChildren(...list.map((session) => {
     const item = document.createElement('li')
     const text = document.createElement('span')
-    text.textContent = `${session.current ? 'This browser' : session.userAgent || 'Unknown device'} `
+    text.textContent = `${deviceName(session.device)}${session.current ? ' (this browser)' : ''}${session.trustedDevice ? ', signed in without a code (trusted device)' : ''} `
     const when = document.createElement('small')
     when.textContent = `since ${new Date(session.createdAt).toLocaleString()}`
     text.append(when)
@@ -108,6 +120,7 @@ async function showAccount () {
     }
     return item
   }))
+  await showTrustedDevices()
   const mfa = await call(new URL('Mfa', auth))
   const { enabled, recoveryCodesLeft } = mfa.ok ? await mfa.json() : { enabled: false }
   $('mfa-status').textContent = enabled
@@ -116,6 +129,32 @@ async function showAccount () {
   $('mfa-on').hidden = enabled
   $('mfa-off').hidden = !enabled
   show('account')
+}
+
+/** The devices that sign in without a code (remembered at the code step), each removable. */
+async function showTrustedDevices () {
+  const response = await call(new URL('Sessions/Devices', auth))
+  const list = response.ok ? await response.json() : []
+  $('trusted').hidden = list.length === 0
+  $('trusted-devices').replaceChildren(...list.map((device) => {
+    const item = document.createElement('li')
+    const text = document.createElement('span')
+    text.textContent = `${device.label} `
+    const until = document.createElement('small')
+    until.textContent = `until ${new Date(device.trustedUntil).toLocaleDateString()}`
+    text.append(until)
+    const forget = document.createElement('button')
+    forget.type = 'button'
+    forget.className = 'secondary'
+    forget.textContent = 'Forget'
+    forget.onclick = async () => {
+      const removed = await withRecentAuth(async () => await call(new URL(`Sessions/Devices/${encodeURIComponent(device.id)}`, auth), { method: 'DELETE' }))
+      say(removed.ok ? 'That device needs a code again.' : '', true)
+      await showAccount()
+    }
+    item.append(text, forget)
+    return item
+  }))
 }
 
 $('mfa-on').onclick = async () => {
@@ -191,9 +230,9 @@ $('login').onsubmit = async (event) => {
 
 /** The second step of a sign-in with two-step sign-in on: a code for the challenge Login answered. */
 async function secondStep (mfaToken) {
-  const code = await askCode('login')
-  if (code === null) return say('')
-  const response = await post(new URL('LoginMfa', auth), { mfaToken, code })
+  const answer = await askCode('login', { remember: true })
+  if (answer === null) return say('')
+  const response = await post(new URL('LoginMfa', auth), { mfaToken, code: answer.code, rememberDevice: answer.remember })
   if (!response.ok) {
     say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work.')
     // The challenge survives a few wrong codes: ask again until it is used up.
@@ -234,7 +273,8 @@ $('forgot').onsubmit = async (event) => {
 const fragment = (name) => new URLSearchParams(window.location.hash.slice(1)).get(name)
 const resetToken = () => fragment('token')
 const verifyToken = () => fragment('verify')
-const linkView = () => resetToken() !== null ? 'reset' : verifyToken() !== null ? 'verify' : null
+const LINKS = { token: 'reset', verify: 'verify', 'email-change': 'email-change-confirm', 'email-revert': 'email-revert' }
+const linkView = () => Object.entries(LINKS).find(([name]) => fragment(name) !== null)?.[1] ?? null
 window.onhashchange = () => { if (linkView() !== null) { say(''); show(linkView()) } }
 
 $('register-link').onclick = () => { $('register').email.value = $('login').email.value; show('register'); say('') }
@@ -287,6 +327,56 @@ $('reset').onsubmit = async (event) => {
   if (problem.code === 'FST_PWAUTH_PASSWORD_MISMATCH') return say('The two passwords differ.')
   if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
   say('That did not work: try again.')
+}
+
+$('email-change').onclick = () => { say(''); show('change-email') }
+$('change-email-cancel').onclick = async () => { $('change-email').reset(); say(''); await showAccount() }
+
+$('change-email').onsubmit = async (event) => {
+  event.preventDefault()
+  const newEmail = new FormData($('change-email')).get('newEmail')
+  const response = await withRecentAuth(async () => await call(new URL('ChangeEmail', auth), json({ newEmail })))
+  if (response.status !== 202) return say(response.status === 429 ? 'Too many requests: wait a little.' : 'That did not work: check the address.')
+  $('change-email').reset()
+  say('Check the new mailbox: a link to confirm it is on its way. Nothing changes until you open it.', true)
+  await showAccount()
+}
+
+/** After a link was used: the token leaves the address bar. */
+const forgetLink = () => { window.history.replaceState(null, '', window.location.pathname) }
+
+$('email-change-confirm').onsubmit = async (event) => {
+  event.preventDefault()
+  const response = await post(new URL('VerifyEmailChange', auth), { token: fragment('email-change') })
+  forgetLink()
+  if (response.status !== 204) return signedOut('This link is not valid any more: ask for a new change.')
+  if (await refresh()) { say('Your account has its new address.', true); return await showAccount() }
+  signedOut('Your account has its new address: sign in with it.')
+}
+
+$('email-revert').onsubmit = async (event) => {
+  event.preventDefault()
+  const form = new FormData($('email-revert'))
+  const response = await post(new URL('RevertEmailChange', auth), { token: fragment('email-revert'), newPassword: form.get('newPassword'), confirmNewPassword: form.get('confirmNewPassword') })
+  if (response.status === 204) {
+    forgetLink()
+    $('email-revert').reset()
+    return signedOut('Your account is yours again, at its old address: sign in with the new password.')
+  }
+  const problem = await response.json().catch(() => ({}))
+  if (problem.code === 'FST_PWAUTH_PASSWORD_MISMATCH') return say('The two passwords differ.')
+  if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}).`)
+  say('This link is not valid any more.')
+}
+
+$('delete-account').onclick = () => { say(''); show('delete') }
+$('delete-cancel').onclick = async () => { say(''); await showAccount() }
+
+$('delete').onsubmit = async (event) => {
+  event.preventDefault()
+  const response = await withRecentAuth(async () => await call(new URL('DeleteAccount', auth), { method: 'POST' }))
+  if (response.status !== 204) return say(response.status === 409 ? (await response.json()).detail : 'That did not work: try again.')
+  signedOut('Your account is deleted.')
 }
 
 if (linkView() !== null) show(linkView())

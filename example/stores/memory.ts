@@ -1,4 +1,4 @@
-import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemorySessionStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemorySessionStore, MemoryTrustedDeviceStore } from '../../lib/index.js'
 import type { ServerStores } from './types.js'
 
 /** Everything in process memory: one instance only. */
@@ -11,6 +11,7 @@ export function memoryStores (): ServerStores {
     attempts: new MemoryAttemptStore(),
     oneTimeTokens: new MemoryOneTimeTokenStore(),
     mfa: new MemoryMfaStore(),
+    trustedDevices: new MemoryTrustedDeviceStore(),
     seed: async (seeds) => {
       for (const { email, passwordHash, active, id } of seeds) accounts.add({ email, passwordHash, active, id })
     },

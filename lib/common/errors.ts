@@ -69,7 +69,7 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_MFA_STATE: {
     status: 409, title: 'Two factors not in that state', detail: 'Two factors are already on, or there is no set-up waiting for its code.'
   },
-  FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session of yours has this id.' },
+  FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session (or trusted device) of yours has this id.' },
   FST_PWAUTH_BODY_TOO_LARGE: { status: 413, title: 'Request body too large', detail: 'The request body is larger than %s bytes.' },
   FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', detail: 'The request body must be sent as application/json in UTF-8.' },
   FST_PWAUTH_TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts', detail: 'Too many attempts. Try again later.', retryAfter: true },
@@ -77,14 +77,17 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_MALFORMED_REQUEST: { status: 400, title: 'Malformed request', detail: 'The request is not well-formed HTTP/1.1.' },
   FST_PWAUTH_REQUEST_TIMEOUT: { status: 408, title: 'Request timeout', detail: 'The request did not arrive in time.' },
   FST_PWAUTH_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large', detail: 'The request headers are larger than this server accepts.' },
-  FST_PWAUTH_PASSWORD_RESET_REQUIRED: {
-    status: 403,
-    title: 'Password reset required',
-    detail: 'This password can no longer be used to sign in. Set a new one through a password reset by e-mail.'
-  },
   FST_PWAUTH_UNAVAILABLE: {
     status: 503, title: 'Service unavailable', detail: 'The service is temporarily unable to handle the request. Try again later.', retryAfter: true
-  }
+  },
+  FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID: {
+    status: 400, title: 'E-mail change link not valid', detail: 'This link is not valid any more: it was used, replaced or expired, the account changed since, or the address has an account.'
+  },
+  FST_PWAUTH_PASSWORD_RESET_REQUIRED: {
+    status: 403, title: 'Password reset required', detail: 'This password may not be used any more. A link to set a new one is on its way to the account\'s address.'
+  },
+  // `%s`: the host's own detail (its beforeDelete's answer).
+  FST_PWAUTH_DELETE_REFUSED: { status: 409, title: 'Account cannot be deleted', detail: '%s' }
 } as const satisfies Record<string, RequestErrorSpec>
 
 export type RequestErrorCode = keyof typeof REQUEST_ERRORS

@@ -5,6 +5,10 @@ export type SessionEndReason =
   | 'logout' | 'password_changed' | 'refresh_token_reused' | 'ended_by_host' | 'ended_by_user' | 'account_inactive' | 'credentials_changed'
   /** Two factors were turned on or off in another session. */
   | 'mfa_changed'
+  /** The account was deleted (DeleteAccount), or its address changed or was reverted (other sessions end). */
+  | 'account_deleted' | 'email_changed'
+  /** An admin acted on the account (fastify.passwordAuth.admin). */
+  | 'ended_by_admin'
 
 export type LoginFailureReason =
   | 'unknown_account'
@@ -28,11 +32,17 @@ export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'ta
 /** Why a breached-password lookup gave no answer. */
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
 
-/** The routes that verify the account's current password (Login's check), where it can be answered 403 PASSWORD_RESET_REQUIRED. */
+/** The routes that verify the account's current password. */
 export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable'
 
-/** Why a correct password may not be used: `breached`, the range service knows it (contract §20). */
-export type ResetRequiredReason = 'breached'
+/** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
+export type ResetRequiredReason = 'admin' | 'breached'
+
+/**
+ * Why trusts of devices for the second factor ended (contract §21): the owner removed one, or every one ended
+ * because two factors were turned on or off, the password changed or was reset, or EndOthers ran.
+ */
+export type TrustEndReason = 'removed' | 'mfa_changed' | 'password_changed' | 'password_reset' | 'sessions_ended'
 
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
@@ -52,8 +62,11 @@ export type RefreshFailureReason =
 
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
-  /** `mfa`: the session started at LoginMfa, after a second factor. */
-  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean }
+  /**
+   * `mfa`: the session proved a second factor (LoginMfa, or a trusted device: `trustedDevice`). `newDevice`: the
+   * request had no live device token of the account, so its owner is told (new_device_login).
+   */
+  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean, trustedDevice?: boolean, newDevice?: boolean }
   /** The password was right and the account has two factors on: Login answered a challenge, no session. */
   | { type: 'login.mfa_required', accountId: string, email: string }
   /**
@@ -122,15 +135,32 @@ export type AuthEventDetails =
    * The breached-password range service gave no answer (contract §20): `timeout`, `error` (network),
    * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (too many lookups waiting). A `new`
    * password then passed on the rest of the policy, or was refused with 503 (onUnavailable 'refuse'); a
-   * `current` one (Login, ChangePassword, Reauthenticate) went on as if not breached.
+   * `current` one (Login, ChangePassword, Reauthenticate, Mfa/Confirm, Mfa/Disable) went on as if not breached.
    */
   | { type: 'password.breach_check_unavailable', reason: BreachCheckFailure, password: 'new' | 'current', accountId?: string }
   /**
-   * A correct password that only a reset by e-mail can replace: known to be breached (contract §20). 403
-   * PASSWORD_RESET_REQUIRED, nothing issued; with resets on, a password_reset message goes out as
-   * ForgotPassword's would (its `password.reset_requested` event follows).
+   * The password verified but may not be used (403 PASSWORD_RESET_REQUIRED): `admin`, an admin required a reset
+   * (requirePasswordReset); `breached`, the password is known to be breached. A reset link goes out after the answer.
    */
   | { type: 'password.reset_required', route: PasswordRoute, reason: ResetRequiredReason, accountId: string, email: string }
+  /**
+   * ChangeEmail, after its answer: a link went to the new address (`sent`), its owner was told (`account_exists`),
+   * or nothing went out and why. The same 202 was answered in every case. `to` is never the new address (it may be another's).
+   */
+  | { type: 'account.email_change_requested', accountId: string, email: string, outcome: 'sent' | 'account_exists' | 'own_address' | 'limited' }
+  /** VerifyEmailChange moved the account to `email` from `previousEmail`; RevertEmailChange moved it back (`reverted`). */
+  | { type: 'account.email_changed' | 'account.email_reverted', accountId: string, email: string, previousEmail: string }
+  | { type: 'account.email_change_failed', route: 'VerifyEmailChange' | 'RevertEmailChange', reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string }
+  /** DeleteAccount removed the account and everything of it; `refused`: the host's beforeDelete said no. */
+  | { type: 'account.deleted' | 'account.delete_refused', accountId: string, email: string }
+  | { type: 'account.exported', accountId: string }
+  /** An admin of the host acted on the account (fastify.passwordAuth.admin); `admin` is who, as the host named them. */
+  | { type: 'admin.password_reset_required' | 'admin.second_factor_reset' | 'admin.passkeys_removed', admin: string, accountId: string, sessionsEnded: number }
+  | { type: 'admin.unblocked', admin: string, email: string }
+  /** A LoginMfa with rememberDevice trusted its device for the second factor (contract §21). */
+  | { type: 'mfa.device_trusted', accountId: string, trustId: string }
+  /** The owner removed one trusted device (`trustId`), or every trust of the account ended (no `trustId`). */
+  | { type: 'mfa.device_trust_ended', accountId: string, trustId?: string, reason: TrustEndReason }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */
@@ -177,8 +207,21 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'mfa.enabled': 'info',
   'mfa.disabled': 'info',
   'mfa.recovery_codes_replaced': 'info',
-  'password.breach_check_unavailable': 'warn',
-  'password.reset_required': 'warn'
+  'password.reset_required': 'warn',
+  'account.email_change_requested': 'info',
+  'account.email_changed': 'info',
+  'account.email_reverted': 'warn',
+  'account.email_change_failed': 'info',
+  'account.deleted': 'info',
+  'account.delete_refused': 'info',
+  'account.exported': 'info',
+  'admin.password_reset_required': 'info',
+  'admin.second_factor_reset': 'info',
+  'admin.passkeys_removed': 'info',
+  'admin.unblocked': 'info',
+  'mfa.device_trusted': 'info',
+  'mfa.device_trust_ended': 'info',
+  'password.breach_check_unavailable': 'warn'
 }
 
 /**

@@ -47,7 +47,10 @@ export const ReauthenticateBody = Type.Object({
 export const LoginMfaBody = Type.Object({
   mfaToken: Type.String({ minLength: 1, maxLength: 1024, description: 'The mfaToken of the Login answer.' }),
   code: mfaCode(ANY_CODE),
-  deviceToken: DeviceToken
+  deviceToken: DeviceToken,
+  rememberDevice: Type.Optional(Type.Boolean({
+    description: 'Trust this device (its device token) for the second factor for mfa.trustDays: a later Login from it with the right password needs no code. Ignored while trustDays is 0.'
+  }))
 })
 
 const TOTP_CODE = 'A 6-digit code from the authenticator app.'
@@ -161,3 +164,19 @@ export function documentedTokenReply ({ refresh, cookie, device = false }: { ref
   if (device && !cookie) properties.deviceToken = DEVICE_TOKEN
   return Type.Object(properties)
 }
+
+/** ChangeEmail's body (contract §19). */
+export const ChangeEmailBody = Type.Object({
+  newEmail: Type.String({ pattern: EMAIL_PATTERN, description: 'The address to move the account to; every address gets the same answer.', examples: ['ada@example.net'] })
+})
+
+export const VerifyEmailChangeBody = Type.Object({
+  token: linkToken('The token of the link the email_change message carried to the new address.')
+})
+
+/** RevertEmailChange's body: the token the old address got, and a new password (the old one is in other hands). */
+export const RevertEmailChangeBody = Type.Object({
+  token: linkToken('The token of the link the email_changed message carried to the old address.'),
+  newPassword: password('The new password; must satisfy the password policy.'),
+  confirmNewPassword: password('The new password again; must equal newPassword exactly.')
+})

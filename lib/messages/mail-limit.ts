@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { reserveOnEvery } from '../throttle/reserve-attempt.js'
-import type { PasswordAuthMessage } from './outbox.js'
+import { MESSAGE_TYPES, type PasswordAuthMessage } from './outbox.js'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -48,10 +48,24 @@ export class MailLimit {
   /** Counts one message of `type` to `email`; false (nothing counted) when that budget is spent. */
   async take (request: FastifyRequest, email: string, type: PasswordAuthMessage['type']): Promise<boolean> {
     // Counted under every configured key while a rotation keeps several, so a rotation lifts no budget.
-    const keys = this.#keyMacs.map((keyMac) => `mail.${type}.${createHmac('sha256', keyMac).update(email).digest('base64url')}`)
+    const keys = this.#keys(email, type)
     const message = await reserveOnEvery(this.#store, this.#storeCall, request.log, keys, FIXED_BUDGETS[type] ?? this.#policy)
     if (!('settle' in message)) return false
     await message.settle('failure')
     return true
+  }
+
+  /** Forgets every message budget of the address (account deletion); needs an attempt store with clear(). */
+  async forget (caller: { log: FastifyBaseLogger }, email: string): Promise<void> {
+    const store = this.#store
+    if (store.clear === undefined) return
+    for (const type of MESSAGE_TYPES) {
+      for (const key of this.#keys(email, type)) await this.#storeCall(caller.log, 'attempts.clear', async () => { await store.clear!(key) })
+    }
+  }
+
+  /** The budget's key under each configured key (one, unless a rotation is under way). */
+  #keys (email: string, type: PasswordAuthMessage['type']): string[] {
+    return this.#keyMacs.map((keyMac) => `mail.${type}.${createHmac('sha256', keyMac).update(email).digest('base64url')}`)
   }
 }

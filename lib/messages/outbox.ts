@@ -2,15 +2,32 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import type { EmitEvent } from '../common/events.js'
 
 /** What the plugin asks the host to send (contract §17). Links are the host's to build, from its own address. */
+/** Every type of message, in the order they came. */
+export const MESSAGE_TYPES = [
+  'password_reset', 'password_changed', 'verify_email', 'account_exists', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed',
+  // Account self-service (contract §19): the link to a new address, the notice to the old one, the revert link, the goodbye.
+  'email_change', 'email_change_requested', 'email_changed', 'account_deleted',
+  // What an admin's removePasskeys tells the owner (contract §22).
+  'passkey_removed',
+  // A sign-in without a live device token of the account (contract §21).
+  'new_device_login'
+] as const
+
 export interface PasswordAuthMessage {
-  type: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed'
+  type: typeof MESSAGE_TYPES[number]
   /** The account's normalised e-mail address. */
   to: string
-  /** The one-time token to put in a link (password_reset, verify_email). Reaches `deliver` and nothing else. */
+  /** The one-time token to put in a link (password_reset, verify_email, email_change, email_changed). Reaches `deliver` and nothing else. */
   token?: string
+  /** email_change_requested: the new address, masked (`a***@example.net`): the old address learns of the change, not where to. */
+  newEmail?: string
   /** Epoch milliseconds the token dies at. */
   expiresAt?: number
   accountId?: string
+  /** new_device_login: when (epoch milliseconds), from which address (as Fastify's trustProxy gives it) and what kind of device ("Chrome on macOS"). */
+  at?: number
+  ip?: string
+  device?: string
 }
 
 export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>
@@ -20,7 +37,8 @@ export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<vo
  * bulk messages (links, account_exists) can neither fill it nor hold every `deliver` call.
  */
 export const SECURITY_NOTICES: ReadonlySet<string> = new Set([
-  'password_changed', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed', 'email_changed', 'passkey_added', 'passkey_removed', 'new_device_login'
+  'password_changed', 'mfa_enabled', 'mfa_disabled', 'mfa_code_failed', 'email_changed', 'passkey_added', 'passkey_removed', 'new_device_login',
+  'email_change_requested', 'account_deleted'
 ])
 
 /** Messages waiting for `deliver` at most, per lane (beyond them a message is dropped, with an event). */
@@ -31,6 +49,8 @@ const CONCURRENCY = 4
 const DELIVER_TIMEOUT_MS = 30_000
 
 export interface Outbox {
+  /** Whether the host gave a `deliver`: without one, nothing is sent and no budget need be counted. */
+  readonly delivers: boolean
   /**
    * Runs `job` once the response has been sent, so neither its store calls nor its delivery shows in the
    * answer's timing. Errors are the job's to report; what escapes is logged.
@@ -74,6 +94,7 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
   }
 
   return {
+    delivers: deliver !== undefined,
     afterResponse (reply, job) {
       let started = false
       const run = (): void => {

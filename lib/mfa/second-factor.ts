@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
 import { reserveAttempt, retryAfterSeconds, type ReservedAttempt } from '../throttle/reserve-attempt.js'
@@ -237,6 +237,22 @@ export class SecondFactor {
     const { key, lockKey } = this.#counterKeys(accountId, null)
     await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(key, randomUUID(), 'success', this.#policy))
     await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(lockKey, randomUUID(), 'success', this.#lockPolicy))
+  }
+
+  /**
+   * Removes the account's second factor and its code counters (an admin's resetSecondFactor, account deletion);
+   * resolves whether two factors were on.
+   */
+  async forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<boolean> {
+    const wasOn = await this.#storeCall(caller.log, 'mfa.disable', () => this.#store.disable(accountId))
+    const { key, lockKey } = this.#counterKeys(accountId, null)
+    for (const counter of [key, lockKey]) {
+      await this.#storeCall(caller.log, 'attempts.clear', async () => {
+        if (this.#attempts.clear !== undefined) await this.#attempts.clear(counter)
+        else await this.#attempts.settle(counter, randomUUID(), 'success', counter === key ? this.#policy : this.#lockPolicy)
+      })
+    }
+    return wasOn
   }
 
   /** The attempt-store keys of a code counter: the account's, or a known device's own. */

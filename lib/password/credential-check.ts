@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { EmitEvent, LoginFailureReason, ResetRequiredReason } from '../common/events.js'
 import type { BreachCheck } from './breach-options.js'
 import { needsUpgrade, normalizePassword, type PasswordHasher } from './hasher.js'
+import { readResetMark } from '../stores/reset-required.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
@@ -10,7 +11,10 @@ import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 export type PasswordCheckResult =
   | { outcome: 'accepted', account: StoredAccount, hashFormat: string, needsUpgrade: boolean }
   | { outcome: 'rejected', reason: LoginFailureReason, account: StoredAccount | null }
-  /** The password verified, but may not be used (a breached one, contract §20): routes/refusals.ts refuseResetRequired. */
+  /**
+   * The password verified, but may not be used: a reset is required first (`admin`, an admin's requirePasswordReset) or
+   * the range service knows it (`breached`, contract §20): routes/refusals.ts refuseResetRequired.
+   */
   | { outcome: 'reset_required', account: StoredAccount, reason: ResetRequiredReason }
   /** `device`: the request was judged on a known device's counter. */
   | { outcome: 'throttled', retryAfter: number, device: boolean }
@@ -47,12 +51,15 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
     try {
       const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
       if (account !== null && account.active) {
-        const check = await hasher.check(account.passwordHash, password, attempt.startBy)
+        const { resetRequired, hash } = readResetMark(account.passwordHash)
+        const check = await hasher.check(hash, password, attempt.startBy)
         // A hash in no known format costs one argon2 verification too, like every other failure.
         if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password, attempt.startBy)
-        result = check.verdict === 'verified'
-          ? { outcome: 'accepted', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
-          : { outcome: 'rejected', reason: check.verdict, account }
+        result = check.verdict !== 'verified'
+          ? { outcome: 'rejected', reason: check.verdict, account }
+          : resetRequired
+            ? { outcome: 'reset_required', account, reason: 'admin' }
+            : { outcome: 'accepted', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
       } else {
         await hasher.verify(dummyHash, password, attempt.startBy)
         result = { outcome: 'rejected', reason: account === null ? 'unknown_account' : 'inactive_account', account }
@@ -62,7 +69,8 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
       await attempt.settle('cancel').catch(() => {})
       throw err
     }
-    const blockMs = await attempt.settle(result.outcome === 'accepted' ? 'success' : 'failure')
+    // A marked account's right password is no failure: its owner is not to be locked out of the refusal and its link.
+    const blockMs = await attempt.settle(result.outcome === 'rejected' ? 'failure' : 'success')
     if (blockMs > 0) {
       emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: deviceId !== null, seconds: Math.ceil(blockMs / 1000) })
     }

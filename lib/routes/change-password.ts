@@ -9,7 +9,7 @@ import type { RouteContext } from './context.js'
 import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, breachCheck } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, trustedDevices } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -22,8 +22,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
         204: noContentResponse('Changed: every earlier token and session of the account has ended.'),
         ...problemResponses([
           ...BODY_ERRORS, 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
-          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const],
-          ...breachCheck === undefined ? [] : ['FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const], 'FST_PWAUTH_UNAVAILABLE'
+          ...secondFactor === undefined ? [] : ['FST_PWAUTH_MFA_CODE_INVALID' as const], 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'
         ])
       }
     },
@@ -63,8 +62,9 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
     emit(request, { type: 'password.changed', accountId: account.id, email })
-    // The new credential version already rejects every earlier token; ending the sessions tidies up the
-    // host's session list, so a store failure here does not undo the change.
+    // The new credential version already rejects every earlier token and trusted device; ending the sessions
+    // and trusts tidies up the host's lists, so a store failure here does not undo the change.
+    await trustedDevices?.endAll(request, account.id, 'password_changed')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
     return await reply.code(204).send(null)

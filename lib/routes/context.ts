@@ -1,22 +1,26 @@
+import type { ResolvedAccount } from '../account/options.js'
+import type { AccountPasskeys } from '../account/passkeys.js'
 import type { EmitEvent } from '../common/events.js'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { MailLimit } from '../messages/mail-limit.js'
+import type { NewDeviceNotice } from '../messages/new-device-notice.js'
 import type { Outbox } from '../messages/outbox.js'
+import type { ResetLinks } from '../messages/reset-links.js'
 import type { SecondFactor } from '../mfa/second-factor.js'
 import type { BreachCheck } from '../password/breach-options.js'
+import type { TrustedDevices } from '../mfa/trusted-devices.js'
 import type { CheckPassword } from '../password/credential-check.js'
 import type { HashQueue } from '../password/hash-queue.js'
 import type { PasswordHasher } from '../password/hasher.js'
 import type { PasswordPolicy } from '../password/policy.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore } from '../stores/types.js'
+import type { AccountStore, ActivityStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
 import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
-import type { PasswordResetRoutes } from './options.js'
 
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {
@@ -43,6 +47,8 @@ export interface RouteContext {
   /** Messages for the host's `deliver` (a no-op without one), and the per-address limit of those that can be asked for. */
   outbox: Outbox
   mailLimit: MailLimit
+  /** A password_reset link for a refused password (refuseResetRequired), while resets are on. */
+  resetLinks: ResetLinks | undefined
   /** Reset links, pending registrations and login challenges. */
   oneTimeTokens: OneTimeTokens
   /** Two factors, when on, and a login challenge's lifetime. */
@@ -50,10 +56,21 @@ export interface RouteContext {
   mfaTtlMs: number
   /** Cookie mode: where the refresh token travels instead of the body. */
   refreshCookie: SecureCookie | undefined
+  /** Account self-service (contract §19): which routes are on, and their settings. */
+  account: ResolvedAccount
+  /** The accounts' security events (admin.activity); an account's go with it. */
+  activity: ActivityStore
+  /** The account's passkeys, through the one seam (account/passkeys.ts); undefined while passkeys do not exist. */
+  passkeys: AccountPasskeys | undefined
+  /**
+   * Tells the owner of a sign-in without a live device token of the account (new_device_login, contract §21).
+   * Every route that starts a session after a sign-in (Login, LoginMfa, LoginPasskey) calls it; true when it was a new device.
+   */
+  noticeNewDevice: NewDeviceNotice
+  /** Devices trusted for the second factor, when two factors are on and mfa.trustDays is set. */
+  trustedDevices: TrustedDevices | undefined
   /** The breached-password range service, when one is configured (contract §20). */
   breachCheck: BreachCheck | undefined
-  /** ForgotPassword and ResetPassword, when on: a password that must be replaced gets a reset link too. */
-  passwordReset: PasswordResetRoutes | undefined
 }
 
 /** The context of the routes that exist only with two factors on. */

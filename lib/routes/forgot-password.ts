@@ -5,15 +5,13 @@ import { ForgotPasswordBody } from '../http/schemas.js'
 import { normalizeEmail } from '../stores/email.js'
 import type { RouteContext } from './context.js'
 import type { PasswordResetRoutes } from './options.js'
-import { sendResetLink } from './reset-link.js'
 
 /**
  * POST /ForgotPassword: one 202 for every address. Before the answer only the account lookup runs, the
  * same for every address (a store outage is a 503 for all alike); the message limit, the token and the
  * delivery happen after it, so neither store nor mail time shows.
  */
-export function registerForgotPassword (app: FastifyInstance, context: RouteContext, { ttlMs }: PasswordResetRoutes): void {
-  const { accounts, storeCall, outbox, emit } = context
+export function registerForgotPassword (app: FastifyInstance, { accounts, storeCall, outbox, mailLimit, oneTimeTokens, emit }: RouteContext, { ttlMs }: PasswordResetRoutes): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ForgotPassword', {
     schema: {
       summary: 'Ask for a password reset link',
@@ -33,7 +31,13 @@ export function registerForgotPassword (app: FastifyInstance, context: RouteCont
         emit(request, { type: 'password.reset_requested', email, accountId: account?.id, outcome: account === null ? 'unknown_account' : 'inactive_account' })
         return
       }
-      await sendResetLink(context, request, account, ttlMs)
+      if (!await mailLimit.take(request, email, 'password_reset')) {
+        emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'limited' })
+        return
+      }
+      const token = await oneTimeTokens.issue(request, 'password_reset', account, ttlMs)
+      outbox.send(request, { type: 'password_reset', to: account.email, token, expiresAt: Date.now() + ttlMs, accountId: account.id })
+      emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'sent' })
     })
     return await reply.code(202).send()
   })

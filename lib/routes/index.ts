@@ -7,6 +7,8 @@ import { sendUnavailable } from '../http/problem.js'
 import { validatorCompiler } from '../http/validation.js'
 import type { RateLimitOptions } from '../throttle/options.js'
 import type { ResolvedKey } from '../tokens/keys.js'
+import { registerAccountExport } from './account-export.js'
+import { registerChangeEmail, registerVerifyEmailChange } from './change-email.js'
 import { registerChangePassword } from './change-password.js'
 import type { RouteContext } from './context.js'
 import { registerForgotPassword } from './forgot-password.js'
@@ -18,9 +20,12 @@ import { registerMfaRoutes, registerMfaSetup, registerMfaSwitches } from './mfa.
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './reauthenticate.js'
 import { registerRefresh } from './refresh.js'
+import { registerDeleteAccount } from './delete-account.js'
 import { registerRegister } from './register.js'
+import { registerRevertEmailChange } from './revert-email-change.js'
 import { registerResetPassword } from './reset-password.js'
 import { registerSessionRoutes } from './sessions.js'
+import { registerTrustedDeviceRoutes } from './trusted-devices.js'
 import { registerVerifyEmail } from './verify-email.js'
 
 interface Settings {
@@ -44,7 +49,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
     errorResponseBuilder: (_request: unknown, { ttl }: { ttl: number }) =>
       requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(ttl / 1000)) })
   } as const
-  const { hashQueue, secondFactor } = context
+  const { hashQueue, secondFactor, account } = context
   const { passwordReset, registration, sessionRoutes } = options
 
   await fastify.register(async function passwordAuthRoutes (routes) {
@@ -79,7 +84,21 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       }
       // Confirm and Disable take the password: a password check like Login's.
       if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
+      // Sets a new password: argon2, so it lives here.
+      if (account.emailChange !== undefined) registerRevertEmailChange(app, context)
     })
+
+    if (account.emailChange !== undefined) {
+      const { emailChange } = account
+      // No argon2: outside Login's context, with a per-IP limit of its own.
+      await routes.register(async function emailChangeRoutes (app) {
+        acceptJsonOnly(app)
+        app.addHook('onRequest', noStore)
+        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
+        registerChangeEmail(app, context, emailChange)
+        registerVerifyEmailChange(app, context, emailChange)
+      })
+    }
 
     if (context.refresh) {
       // Refresh runs no argon2 and has no per-IP limit of its own: it is outside Login's context.
@@ -112,6 +131,9 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       registerLogout(app, context)
       if (sessionRoutes) registerSessionRoutes(app, context)
       if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })
+      if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
+      if (account.export !== undefined) registerAccountExport(app, context, account.export)
+      if (sessionRoutes && context.trustedDevices !== undefined) registerTrustedDeviceRoutes(app, context, context.trustedDevices)
     })
   }, { prefix: options.prefix })
 

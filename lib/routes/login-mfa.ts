@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
+import { randomId } from '../common/random-id.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { documentedTokenReply, LoginMfaBody } from '../http/schemas.js'
 import { accountAccepts } from '../session/account-rule.js'
@@ -16,7 +17,7 @@ const PURPOSE = 'mfa_login'
  * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
-  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens } = context
+  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, noticeNewDevice, trustedDevices } = context
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
     emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
@@ -26,7 +27,8 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
   app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginMfa', {
     schema: {
       summary: 'Finish a Login with a second factor',
-      description: 'With the mfaToken of the Login answer and a code from the authenticator app (or a recovery code): starts the session.',
+      description: 'With the mfaToken of the Login answer and a code from the authenticator app (or a recovery code): starts the session.' +
+        (trustedDevices === undefined ? '' : ` With rememberDevice: true, this device (its device token) is trusted for ${+(trustedDevices.ttlMs / 86_400_000).toFixed(5)} days (mfa.trustDays): a Login from it with the right password needs no code.`),
       tags: ['Auth'],
       body: LoginMfaBody,
       response: {
@@ -36,9 +38,11 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       }
     }
   }, async (request, reply) => {
-    const { mfaToken, code } = request.body
+    const { mfaToken, code, rememberDevice = false } = request.body
     const challenge = await oneTimeTokens.find(request, mfaToken, PURPOSE)
     if (challenge === null) throw invalid(request)
+    // Read before anything is checked: an end of every trust from now on (a reset, Disable, EndOthers) outruns this one (contract §21).
+    const trustGeneration = rememberDevice && trustedDevices !== undefined ? await trustedDevices.generation(request, challenge.accountId) : undefined
     const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
@@ -61,7 +65,10 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       await sessionService.end(request, sessionId, 'mfa_changed')
       throw invalid(request, account.id)
     }
-    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, deviceId) }
+    const newDevice = noticeNewDevice(request, reply, account, deviceId)
+    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
+    const issuedDeviceId = deviceId ?? randomId()
+    if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, issuedDeviceId) }
   })
 }

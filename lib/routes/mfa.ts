@@ -16,7 +16,7 @@ const RecoveryCodesReply = Type.Object({
 
 const CODE_ERRORS = [...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS'] as const
 /** Confirm and Disable: the state first, then the password, then the code; argon2 runs, so a full hashing queue sheds them. */
-const SWITCH_ERRORS = [...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_UNAVAILABLE'] as const
+const SWITCH_ERRORS = [...CODE_ERRORS, 'FST_PWAUTH_MFA_STATE', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'] as const
 
 /**
  * Route options of a set-up route: the guard (and, `reauthMaxAge`, a recent authentication), documented with
@@ -104,16 +104,14 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContex
  * ends its own (routes/login.ts, routes/login-mfa.ts).
  */
 export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteContext): void {
-  const { secondFactor, sessionService, knownDevices, outbox, emit, breachCheck } = context
+  const { secondFactor, sessionService, knownDevices, outbox, emit, trustedDevices } = context
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
-  // A breached password answers 403 PASSWORD_RESET_REQUIRED here too, as at Reauthenticate (contract §20).
-  const switchErrors = breachCheck === undefined ? SWITCH_ERRORS : [...SWITCH_ERRORS, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const]
   const passwordNote = ' The password stands for a recent authentication: no Reauthenticate is needed.'
 
   routes.post('/Mfa/Confirm', guarded(undefined, 'Turn two factors on', `With the password and a current code for the secret of Setup. Every other session ends.${passwordNote}`, {
     body: ConfirmMfaBody,
     ok: { 200: jsonResponse('Two factors are on.', RecoveryCodesReply) },
-    errors: switchErrors
+    errors: SWITCH_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
@@ -124,6 +122,8 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
     if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
     emit(request, { type: 'mfa.enabled', accountId: account.id })
+    // A new enrolment already ends every earlier trust; ending them empties the owner's list.
+    await trustedDevices?.endAll(request, account.id, 'mfa_changed')
     // This session proved the password and the code; the others proved only a password.
     await sessionService.reauthenticate(request, sessionId, true)
     await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
@@ -134,7 +134,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
   routes.post('/Mfa/Disable', guarded(undefined, 'Turn two factors off', `With the password and a TOTP code or a recovery code. Every other session ends.${passwordNote}`, {
     body: DisableMfaBody,
     ok: { 204: noContentResponse('Two factors are off.') },
-    errors: switchErrors
+    errors: SWITCH_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
@@ -146,6 +146,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })
     if (await secondFactor.disable(request, account.id)) {
       emit(request, { type: 'mfa.disabled', accountId: account.id })
+      await trustedDevices?.endAll(request, account.id, 'mfa_changed')
       await sessionService.reauthenticate(request, sessionId, true)
       await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
       outbox.send(request, { type: 'mfa_disabled', to: account.email, accountId: account.id })

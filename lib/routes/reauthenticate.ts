@@ -16,7 +16,7 @@ const MFA_OFF = { outcome: 'off' } as const
  * for the token's own account only; success renews the session's authentication time.
  */
 export function registerReauthenticate (app: FastifyInstance, context: RouteContext): void {
-  const { knownDevices, sessionService, emit, secondFactor, breachCheck } = context
+  const { knownDevices, sessionService, emit, secondFactor } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Reauthenticate', {
     onRequest: authenticate,
@@ -29,8 +29,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       body: ReauthenticateBody,
       response: {
         204: noContentResponse('The session\'s authentication time is now.'),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID',
-          ...breachCheck === undefined ? [] : ['FST_PWAUTH_PASSWORD_RESET_REQUIRED' as const], 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE', 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'])
       }
     }
   }, async (request, reply) => {

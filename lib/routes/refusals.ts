@@ -5,9 +5,8 @@ import type { ConfirmCheck, SecondFactorCheck } from '../mfa/second-factor.js'
 import type { PasswordCheckResult } from '../password/credential-check.js'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { RouteContext } from './context.js'
-import { sendResetLink } from './reset-link.js'
 
-/** A password check that did not pass (a verified password that may not be used is refuseResetRequired's). */
+/** A password check that did not pass (a verified password whose reset is required is refuseResetRequired's). */
 export type RefusedPassword = Exclude<PasswordCheckResult, { outcome: 'accepted' | 'reset_required' }>
 
 /** A second-factor code that was not accepted (`off` where the route needs a code all the same). */
@@ -50,16 +49,16 @@ export function refuseCode ({ emit, outbox, mailLimit }: Pick<RouteContext, 'emi
 }
 
 /**
- * The answer to a correct password that may not be used (contract §20: the range service knows it). Only ever
- * after the password verified, so anyone without it still gets the 401. Nothing is issued: 403
- * PASSWORD_RESET_REQUIRED, and after the answer a password_reset link, as ForgotPassword would send it (within
- * the address's budget; nothing while resets are off). The one place this outcome is answered: every route
- * that verifies the current password calls it.
+ * The answer to a correct password that may not be used (contract §20, §22): the account's reset is required
+ * (`admin`: fastify.passwordAuth.admin.requirePasswordReset marked it) or the password is known to be breached
+ * (`breached`). Only ever after the password verified, so anyone without it still gets the 401. Nothing is issued:
+ * 403 PASSWORD_RESET_REQUIRED, and after the answer a password_reset link, as ForgotPassword would send it (within
+ * the address's budget; nothing while resets are off). The one place this outcome is built: every route that
+ * verifies the current password calls it.
  */
-export function refuseResetRequired (context: Pick<RouteContext, 'emit' | 'outbox' | 'mailLimit' | 'oneTimeTokens' | 'passwordReset'>, request: FastifyRequest,
-  reply: FastifyReply, route: PasswordRoute, account: PasswordAuthAccount, reason: ResetRequiredReason): PasswordAuthError {
-  context.emit(request, { type: 'password.reset_required', route, reason, accountId: account.id, email: account.email })
-  const { passwordReset } = context
-  if (passwordReset !== undefined) context.outbox.afterResponse(reply, async () => { await sendResetLink(context, request, account, passwordReset.ttlMs) })
+export function refuseResetRequired ({ emit, outbox, resetLinks }: Pick<RouteContext, 'emit' | 'outbox' | 'resetLinks'>, request: FastifyRequest, reply: FastifyReply,
+  route: PasswordRoute, account: PasswordAuthAccount, reason: ResetRequiredReason = 'admin'): PasswordAuthError {
+  emit(request, { type: 'password.reset_required', route, reason, accountId: account.id, email: account.email })
+  if (resetLinks !== undefined) outbox.afterResponse(reply, async () => { await resetLinks.send({ request }, account) })
   return requestError('FST_PWAUTH_PASSWORD_RESET_REQUIRED')
 }

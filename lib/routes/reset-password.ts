@@ -14,7 +14,7 @@ import { refuseCode } from './refusals.js'
  * compare-and-set of the hash that advances the credential version. Every session ends.
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor } = context
+  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor, trustedDevices } = context
 
   /**
    * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on the
@@ -76,7 +76,9 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
       throw requestError('FST_PWAUTH_RESET_TOKEN_INVALID')
     }
     emit(request, { type: 'password.reset', accountId: account.id, email: account.email })
-    // The new credential version already rejects every earlier token; these tidy up and may fail alone.
+    // The new credential version already rejects every earlier token and trusted device (a reset must
+    // leave no device that skips the code: Better Auth #2728); these tidy up and may fail alone.
+    await trustedDevices?.endAll(request, account.id, 'password_reset')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     await throttle.reset(request, account.email).catch(() => {})
     await secondFactor?.clearFailures(request, account.id).catch(() => {})

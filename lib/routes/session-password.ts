@@ -12,10 +12,10 @@ export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disab
  * The password of the token's own account, proved again: Login's check exactly (the per-e-mail throttle or a
  * known device's counter, one argon2 verification, one 401), reported as `session.reauthentication_failed`
  * and thrown as refusePassword's answer. A missing password is a wrong one; a correct one that may not be used
- * (breached) is refuseResetRequired's 403.
+ * (an admin's reset mark, or breached) is refuseResetRequired's 403.
  */
-export async function proveSessionPassword (context: Pick<RouteContext, 'checkPassword' | 'emit' | 'outbox' | 'mailLimit' | 'oneTimeTokens' | 'passwordReset'>,
-  request: FastifyRequest, reply: FastifyReply, { account, sessionId, password, deviceId, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, deviceId: string | null, route: SessionPasswordRoute }
+export async function proveSessionPassword (context: Pick<RouteContext, 'checkPassword' | 'emit' | 'outbox' | 'resetLinks'>, request: FastifyRequest, reply: FastifyReply,
+  { account, sessionId, password, deviceId, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, deviceId: string | null, route: SessionPasswordRoute }
 ): Promise<void> {
   const { checkPassword, emit } = context
   const checked = await checkPassword(request, account.email, password ?? '', deviceId)

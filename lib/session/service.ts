@@ -67,16 +67,19 @@ export class SessionService {
     this.refreshEnabled = refresh
   }
 
-  /** Starts a session for an account that just proved its password (and, `mfa`, a second factor). */
-  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
+  /**
+   * Starts a session for an account that just proved its password (and, `mfa`, a second factor; `trustedDevice`:
+   * a device trusted for it stood for the code, contract §21).
+   */
+  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, trustedDevice = false): Promise<{ sessionId: string, tokenReply: TokenReply }> {
     const sessionId = randomId()
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
     const times = await this.#storeCall(request.log, 'sessions.create', () => this.#store.create({
-      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa
+      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa, trustedDevice
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
-    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa) }
+    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa, trustedDevice) }
   }
 
   /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
@@ -100,7 +103,7 @@ export class SessionService {
         await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
       if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
         this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
-        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true)
+        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true, result.trustedDevice === true)
       }
       if (result.outcome === 'reused') {
         this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
@@ -152,6 +155,18 @@ export class SessionService {
     return ended.length
   }
 
+  /**
+   * Removes every session record of the account, live or ended (account deletion); the live ones are reported as
+   * ended. Resolves how many were live. Needs a store with forget().
+   */
+  async forget (request: FastifyRequest | undefined, accountId: string): Promise<number> {
+    const store = this.#store
+    if (store.forget === undefined) return await this.endAll(request, accountId, 'account_deleted')
+    const ended = await this.#storeCall(request?.log ?? this.#log, 'sessions.forget', async () => await store.forget!(accountId))
+    for (const sessionId of ended) this.#emit(request, { type: 'session.ended', accountId, sessionId, reason: 'account_deleted' })
+    return ended.length
+  }
+
   /** Ends every live session of the account but `currentId`; resolves how many it ended. */
   async endOthers (request: FastifyRequest, accountId: string, currentId: string, reason: Exclude<SessionEndReason, 'logout'>): Promise<number> {
     let ended = 0
@@ -171,8 +186,8 @@ export class SessionService {
     return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
   }
 
-  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean): TokenReply {
-    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa }
+  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean, trustedDevice: boolean): TokenReply {
+    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa, trustedDevice }
     const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
     if (this.refreshEnabled) {
       reply.refreshToken = this.#refreshTokens.mint({ sessionId, generation, createdAt: times.createdAt }, keyId)

@@ -6,7 +6,9 @@ const STORE_METHODS = {
   sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle'],
   oneTimeTokens: ['put', 'find', 'consume'],
-  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal']
+  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal'],
+  'admin.activity': ['add', 'list', 'forget'],
+  'mfa.trustedDevices': ['generation', 'trust', 'use', 'list', 'remove', 'endAll']
 } as const
 
 /** Checks the store given as option `name`. */

@@ -71,6 +71,22 @@ export interface AccountStore {
    * address exactly one succeeds. Needed by registration only.
    */
   create? (account: NewAccountRecord): Promise<StoredAccount | null>
+  /**
+   * Moves the account to `newEmail` (normalised) if it still has `expectedEmail` and `expectedCredentialVersion`,
+   * atomically; the credential version stays. Resolves false, changing nothing, if either moved, the account is
+   * gone, or another account holds `newEmail`: of concurrent changes of one account exactly one wins. Needed by
+   * e-mail change (the `account` option's `emailChange`).
+   */
+  updateEmail? (change: EmailUpdate): Promise<boolean>
+  /** Removes the account; resolves whether it existed. Needed by account deletion (the `account` option's `deletion`). */
+  delete? (id: string): Promise<boolean>
+}
+
+export interface EmailUpdate {
+  id: string
+  expectedEmail: string
+  expectedCredentialVersion: number
+  newEmail: string
 }
 
 /** The lifetimes of sessions, passed on every call so stores hold no configuration of their own. */
@@ -96,6 +112,8 @@ export interface NewSession {
   userAgent: string
   /** Whether the account proved a second factor too (LoginMfa); stores written before it may leave it out (false). */
   mfa?: boolean
+  /** Whether a trusted device stood for the second factor (contract §21); stores written before it may leave it out (false). */
+  trustedDevice?: boolean
 }
 
 /** What a store knows of a live session. */
@@ -106,6 +124,8 @@ export interface SessionState {
   authenticatedAt: number
   /** Whether the account proved a second factor in this session (LoginMfa, or a code since); missing means false. */
   mfa?: boolean
+  /** Whether the session started from a device trusted for the second factor (contract §21); missing means false. */
+  trustedDevice?: boolean
 }
 
 /** A live session as the host API lists it. Times are epoch milliseconds of the store's clock. */
@@ -121,6 +141,8 @@ export interface SessionInfo {
   expiresAt: number
   ip: string
   userAgent: string
+  /** The session started by a Login from a device trusted for the second factor (contract §21); missing means false. */
+  trustedDevice?: boolean
 }
 
 /** Where a session stands after rotate(), with times from the store's own clock. */
@@ -170,6 +192,11 @@ export interface SessionStore {
   endAll (accountId: string, reason: SessionEndReason): Promise<string[]>
   /** The account's live sessions, oldest first. */
   list (accountId: string): Promise<SessionInfo[]>
+  /**
+   * Removes every record of the account's sessions, live and ended alike, and resolves the ids of those that
+   * were live. Needed by account deletion: nothing of a deleted account stays behind.
+   */
+  forget? (accountId: string): Promise<string[]>
 }
 
 /** The per-key failure policy, passed on every call so stores hold no configuration of their own. */
@@ -222,6 +249,8 @@ export interface AttemptStore {
    * block (event `login.blocked`). A store that resolves nothing works, without those events.
    */
   settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number | void>
+  /** Forgets the key: its failures, its block and its open reservations. Needed by `admin.unblock` and account deletion. */
+  clear? (key: string): Promise<void>
 }
 
 /**
@@ -253,6 +282,8 @@ export interface OneTimeTokenStore {
   find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
   /** Removes and resolves that same token: of concurrent callers exactly one gets it, the others null. */
   consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+  /** Removes whatever `slot` holds. Needed by account deletion: the account's tokens go with it. */
+  remove? (slot: string): Promise<void>
 }
 
 /** An account's second factor as the store holds it: nothing in it yields a code without the server's keys. */
@@ -293,4 +324,74 @@ export interface MfaStore {
   secrets (): AsyncIterable<{ accountId: string, secret: string }>
   /** Replaces the record's sealed secret `secret` with `resealed` (compare-and-set, nothing else changes); false if it no longer holds `secret`. */
   reseal (accountId: string, secret: string, resealed: string): Promise<boolean>
+}
+
+/**
+ * One of an account's security events as the activity store keeps it (contract §22): the plugin's event without
+ * its type, time, request and address repeated in `details`. Events never carry a password, a hash or a token.
+ */
+export interface ActivityRecord {
+  type: string
+  /** Epoch milliseconds. */
+  time: number
+  accountId: string
+  requestId?: string
+  ip?: string
+  /** The rest of the event (e-mail, reason, route, session id, acting admin…), as JSON. */
+  details: Record<string, unknown>
+}
+
+/** The accounts' recent security events, for `fastify.passwordAuth.admin.activity(id)`. */
+export interface ActivityStore {
+  add (record: ActivityRecord): Promise<void>
+  /** The account's records newer than the store's retention, newest first, at most `limit`. */
+  list (accountId: string, limit: number): Promise<ActivityRecord[]>
+  /** Removes every record of the account (account deletion). */
+  forget (accountId: string): Promise<void>
+}
+
+/** A device trusted for an account's second factor (contract §21), as the owner's list shows it. Times are epoch milliseconds of the store's clock. */
+export interface TrustedDeviceInfo {
+  /** Random and public: names the trust in the owner's list and in its removal. */
+  id: string
+  /** What a person reads ("Chrome on macOS"). */
+  label: string
+  createdAt: number
+  /** When the trust ends by itself. */
+  trustedUntil: number
+  /** Its last Login without a code (its creation until then). */
+  lastUsedAt: number
+}
+
+/** A trust to store: the public id, a keyed hash of the device (worthless without the server's keys), the label. */
+export interface NewTrustedDevice {
+  id: string
+  deviceHash: string
+  label: string
+}
+
+/**
+ * Devices trusted for an account's second factor (contract §21). Each account has a generation (0 before
+ * any), and each trust carries the generation it was made in: only a trust of the account's current
+ * generation, and not past `trustedUntil`, is live. endAll() advances the generation atomically, so it ends
+ * every trust at once, including one a concurrent trust() was writing with the generation it read before.
+ * The store holds keyed hashes of devices, never a device token. Times are the store's own clock.
+ */
+export interface TrustedDeviceStore {
+  /** The account's current generation. */
+  generation (accountId: string): Promise<number>
+  /**
+   * Trusts a device for `ttlMs`, made in `generation` (read with generation() before the caller checked
+   * anything). A live trust of the same deviceHash is replaced. Resolves false, storing nothing live, when
+   * the account's generation is no longer `generation`.
+   */
+  trust (accountId: string, device: NewTrustedDevice, ttlMs: number, generation: number): Promise<boolean>
+  /** The live trust whose deviceHash is one of `deviceHashes`, its lastUsedAt moved to now; null if there is none. */
+  use (accountId: string, deviceHashes: string[]): Promise<{ id: string, generation: number } | null>
+  /** The account's live trusts, oldest first. */
+  list (accountId: string): Promise<TrustedDeviceInfo[]>
+  /** Ends one live trust of the account; false if it has no live trust with that id. */
+  remove (accountId: string, id: string): Promise<boolean>
+  /** Ends every trust of the account: advances its generation by one, atomically; resolves the new generation. */
+  endAll (accountId: string): Promise<number>
 }

@@ -192,6 +192,96 @@ export function accountStoreContract (harness: AccountStoreHarness): ContractChe
         assert.equal(winners.length, 1, 'one account')
         assert.equal(await storedHash(store, 'race@example.com'), winners[0]!.passwordHash)
       }
+    },
+    ...emailChangeAndDeletion(fresh)
+  ]
+}
+
+/** updateEmail and delete, for stores that have them (e-mail change and account deletion need them). */
+function emailChangeAndDeletion (fresh: () => Promise<AccountStoreUnderTest>): ContractCheck[] {
+  return [
+    {
+      name: 'updateEmail (when the store has it) moves the address and keeps the credential version',
+      async run () {
+        const { store, add } = await fresh()
+        if (store.updateEmail === undefined) return
+        const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
+        const before = assertAccount(await store.findById(added.id), {})
+        assert.equal(await store.updateEmail({ id: added.id, expectedEmail: 'ada@example.com', expectedCredentialVersion: before.credentialVersion, newEmail: 'ada@example.net' }), true)
+        assert.equal(await store.findByEmail('ada@example.com'), null, 'the old address is free')
+        assertAccount(await store.findByEmail('ada@example.net'), { id: added.id, passwordHash: HASH_A, credentialVersion: before.credentialVersion })
+        assertAccount(await store.findById(added.id), { email: 'ada@example.net', credentialVersion: before.credentialVersion })
+      }
+    },
+    {
+      name: 'updateEmail changes nothing with a stale address or credential version, for another account\'s address, or for no account',
+      async run () {
+        const { store, add } = await fresh()
+        if (store.updateEmail === undefined) return
+        const ada = await add({ email: 'ada@example.com', passwordHash: HASH_A })
+        await add({ email: 'bob@example.com', passwordHash: HASH_B })
+        const { credentialVersion } = assertAccount(await store.findById(ada.id), {})
+        const change = { id: ada.id, expectedEmail: 'ada@example.com', expectedCredentialVersion: credentialVersion, newEmail: 'ada@example.net' }
+        assert.equal(await store.updateEmail({ ...change, expectedEmail: 'old@example.com' }), false, 'stale address')
+        assert.equal(await store.updateEmail({ ...change, expectedCredentialVersion: credentialVersion + 1 }), false, 'stale credential version')
+        assert.equal(await store.updateEmail({ ...change, newEmail: 'bob@example.com' }), false, 'taken by another account')
+        for (const id of UNKNOWN_IDS) assert.equal(await store.updateEmail({ ...change, id }), false, `id ${JSON.stringify(id)}`)
+        assertAccount(await store.findById(ada.id), { email: 'ada@example.com', credentialVersion })
+        assertAccount(await store.findByEmail('bob@example.com'), { passwordHash: HASH_B })
+      }
+    },
+    {
+      name: 'updateEmail: of 12 concurrent changes of one account (one change sent 6 times, and 6 others) exactly one wins',
+      async run () {
+        const { store, add } = await fresh()
+        if (store.updateEmail === undefined) return
+        const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
+        const { credentialVersion } = assertAccount(await store.findById(added.id), {})
+        const targets = Array.from({ length: 12 }, (_, i) => i < 6 ? 'same@example.net' : `other${i}@example.net`)
+        const results = await Promise.all(targets.map(async (newEmail) =>
+          await store.updateEmail!({ id: added.id, expectedEmail: 'ada@example.com', expectedCredentialVersion: credentialVersion, newEmail })))
+        assert.equal(results.filter(Boolean).length, 1, `one winner in ${results.join(',')}`)
+        assertAccount(await store.findById(added.id), { email: targets[results.indexOf(true)] })
+      }
+    },
+    {
+      name: 'updateEmail racing a password change: the change made with the old credential version loses, all or nothing',
+      async run () {
+        const { store, add } = await fresh()
+        if (store.updateEmail === undefined) return
+        const added = await add({ email: 'ada@example.com', passwordHash: HASH_A })
+        const { credentialVersion } = assertAccount(await store.findById(added.id), {})
+        const change = { id: added.id, expectedEmail: 'ada@example.com', expectedCredentialVersion: credentialVersion, newEmail: 'ada@example.net' }
+        assert.equal(await store.updatePasswordHash({ id: added.id, expectedHash: HASH_A, newHash: HASH_B, advanceCredentialVersion: true }), true)
+        assert.equal(await store.updateEmail(change), false, 'outrun by the password change')
+        assertAccount(await store.findById(added.id), { email: 'ada@example.com', credentialVersion: credentialVersion + 1 })
+        // Sent together: whichever order the store takes them in, both land whole and nothing lands half.
+        const [moved, changed] = await Promise.all([
+          store.updateEmail({ ...change, expectedCredentialVersion: credentialVersion + 1 }),
+          store.updatePasswordHash({ id: added.id, expectedHash: HASH_B, newHash: HASH_A, advanceCredentialVersion: true })
+        ])
+        assert.equal(changed, true, 'the password change is a compare-and-set on the hash alone')
+        const after = assertAccount(await store.findById(added.id), { credentialVersion: credentialVersion + 2 })
+        assert.equal(after.email, moved ? 'ada@example.net' : 'ada@example.com')
+        assert.equal(await storedHash(store, after.email), HASH_A)
+      }
+    },
+    {
+      name: 'delete (when the store has it) removes the account: both lookups miss, the address is free, a second delete is false',
+      async run () {
+        const { store, add } = await fresh()
+        if (store.delete === undefined) return
+        const ada = await add({ email: 'ada@example.com', passwordHash: HASH_A })
+        const bob = await add({ email: 'bob@example.com', passwordHash: HASH_B })
+        assert.equal(await store.delete(ada.id), true)
+        assert.equal(await store.findByEmail('ada@example.com'), null)
+        assert.equal(await store.findById(ada.id), null)
+        assert.equal(await store.delete(ada.id), false)
+        for (const id of UNKNOWN_IDS) assert.equal(await store.delete(id), false, `id ${JSON.stringify(id)}`)
+        assertAccount(await store.findById(bob.id), { email: 'bob@example.com' })
+        const again = await add({ email: 'ada@example.com', passwordHash: HASH_B })
+        assert.notEqual(again.id, undefined, 'the address takes a new account')
+      }
     }
   ]
 }

@@ -226,6 +226,23 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         await grant(first, 'other-key')
         await grant(second, 'key')
       }
+    },
+    {
+      name: 'clear (when the store has it) forgets a key\'s failures, block and reservations, and no other key\'s',
+      async run () {
+        const store = await fresh()
+        if (store.clear === undefined) return
+        await fail(store, 'key', policy.freeFailures)
+        await fail(store, 'other-key', policy.freeFailures)
+        await deny(store, 'key', policy.blockMs)
+        await store.clear('key')
+        for (let i = 0; i < policy.freeFailures; i++) await grant(store, 'key', `granted ${i + 1} after the clear`)
+        await store.clear('key')
+        await fail(store, 'key', policy.freeFailures - 1)
+        await grant(store, 'key', 'the count starts from nothing')
+        await deny(store, 'other-key', policy.blockMs)
+        await store.clear('never-seen')
+      }
     }
   ]
 }

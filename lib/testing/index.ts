@@ -16,3 +16,4 @@ export { attemptStoreContract, CONTRACT_THROTTLE_POLICY, type AttemptStoreHarnes
 export { CONTRACT_SESSION_POLICY, sessionStoreContract, type SessionStoreHarness } from './session-store.js'
 export { oneTimeTokenStoreContract, type OneTimeTokenStoreHarness } from './one-time-token-store.js'
 export { mfaStoreContract, type MfaStoreHarness } from './mfa-store.js'
+export { trustedDeviceStoreContract, type TrustedDeviceStoreHarness } from './trusted-device-store.js'

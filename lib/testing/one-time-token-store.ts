@@ -94,6 +94,21 @@ export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): C
         assert.equal(await store.find(slot, hash, 'password_reset'), null)
         assert.equal(await store.consume(slot, hash, 'password_reset'), null)
       }
+    },
+    {
+      name: 'remove (when the store has it) removes a slot\'s token, and no other slot\'s',
+      async run () {
+        const store = await fresh()
+        if (store.remove === undefined) return
+        const [slot, other, hash] = [random(), random(), random()]
+        await store.put(slot, hash, token(), TTL)
+        await store.put(other, hash, token(), TTL)
+        await store.remove(slot)
+        assert.equal(await store.find(slot, hash, 'password_reset'), null)
+        assert.equal(await store.consume(slot, hash, 'password_reset'), null)
+        assert.notEqual(await store.find(other, hash, 'password_reset'), null)
+        await store.remove(random())
+      }
     }
   ]
 }

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
@@ -54,6 +54,19 @@ export class AttemptThrottle {
   async reset (request: FastifyRequest, email: string): Promise<void> {
     await Promise.all(this.#emailKeys(email).map(async (key) =>
       await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, randomUUID(), 'success', this.policy))))
+  }
+
+  /**
+   * Forgets the e-mail's counter altogether, under every configured key: failures, block and open reservations (an
+   * admin's unblock, account deletion). A store without clear() gets a success, which lifts the block and forgets the failures.
+   */
+  async forget (caller: { log: FastifyBaseLogger }, email: string): Promise<void> {
+    for (const key of this.#emailKeys(email)) {
+      await this.#storeCall(caller.log, 'attempts.clear', async () => {
+        if (this.#store.clear !== undefined) await this.#store.clear(key)
+        else await this.#store.settle(key, randomUUID(), 'success', this.policy)
+      })
+    }
   }
 
   /** The e-mail's counter under each configured key (one, unless a rotation is under way): see reserveOnEvery. */

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { OneTimeToken, OneTimeTokenStore, PasswordAuthAccount } from '../stores/types.js'
 import type { KeyRing } from './key-ring.js'
@@ -31,9 +31,18 @@ export class OneTimeTokens {
   }
 
   /** A new token for `account`, replacing its earlier one of that purpose; it lives `ttlMs`. */
-  async issue (request: FastifyRequest, purpose: string, account: PasswordAuthAccount, ttlMs: number): Promise<string> {
-    const slot = this.#mac(`slot\0${purpose}\0${account.id}`, this.#slotKey).subarray(0, 16).toString('base64url')
-    return await this.#put(request, slot, { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion }, ttlMs)
+  async issue (request: { log: FastifyBaseLogger }, purpose: string, account: PasswordAuthAccount, ttlMs: number, fields?: Record<string, unknown>): Promise<string> {
+    return await this.#put(request, this.#accountSlot(purpose, account.id),
+      { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion, ...(fields === undefined ? {} : { fields }) }, ttlMs)
+  }
+
+  /**
+   * A token in the slot of the account, purpose and `subject` together (an e-mail revert: one per address the
+   * account left, so a later change cannot replace the owner's way back).
+   */
+  async issueFor (request: { log: FastifyBaseLogger }, purpose: string, subject: string, account: PasswordAuthAccount, ttlMs: number, fields: Record<string, unknown>): Promise<string> {
+    return await this.#put(request, this.#accountSlot(purpose, `${account.id}\0${subject}`),
+      { purpose, accountId: account.id, email: account.email, credentialVersion: account.credentialVersion, fields }, ttlMs)
   }
 
   /**
@@ -80,8 +89,26 @@ export class OneTimeTokens {
     return null
   }
 
+  /**
+   * Removes the account's tokens of these purposes (account deletion): those issue() made, one slot each. Login
+   * challenges (their own slots) die with the account and expire within mfaTtl. Needs a store with remove().
+   */
+  async forget (caller: { log: FastifyBaseLogger }, accountId: string, purposes: ReadonlyArray<string | [purpose: string, subject: string]>): Promise<void> {
+    const store = this.#store
+    if (store.remove === undefined) return
+    for (const purpose of purposes) {
+      const slot = typeof purpose === 'string' ? this.#accountSlot(purpose, accountId) : this.#accountSlot(purpose[0], `${accountId}\0${purpose[1]}`)
+      await this.#storeCall(caller.log, 'oneTimeTokens.remove', async () => { await store.remove!(slot) })
+    }
+  }
+
+  /** A slot derived from the account: under the key whose kid sorts first, so instances holding the keys in another order agree. */
+  #accountSlot (purpose: string, accountId: string): string {
+    return this.#mac(`slot\0${purpose}\0${accountId}`, this.#slotKey).subarray(0, 16).toString('base64url')
+  }
+
   /** A new token in `slot` (22 characters) standing for `record`; the store gets only its HMAC. */
-  async #put (request: FastifyRequest, slot: string, record: OneTimeToken, ttlMs: number): Promise<string> {
+  async #put (request: { log: FastifyBaseLogger }, slot: string, record: OneTimeToken, ttlMs: number): Promise<string> {
     const token = `${slot}.${randomBytes(32).toString('base64url')}`
     await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(slot, this.#hash(token), record, ttlMs) })
     return token

@@ -99,8 +99,16 @@ t.test('configuration mistakes stop the server with a clear message', async (t) 
     [{ AUTH_TOKEN_TTL: '0' }, /AUTH_TOKEN_TTL must be a whole number from 1 to 86400/],
     [{ AUTH_RATE_LIMIT: 'maybe' }, /AUTH_RATE_LIMIT must be "on" or "off"/],
     [{ AUTH_MAIL_LIMIT: '0' }, /AUTH_MAIL_LIMIT must be a whole number from 1 to 1000/],
+    [{ AUTH_MFA_TRUST_DAYS: 'a month' }, /AUTH_MFA_TRUST_DAYS must be a number of days from 0 to 400/],
+    [{ AUTH_MFA_TRUST_DAYS: '-1' }, /AUTH_MFA_TRUST_DAYS/],
+    [{ AUTH_MFA_TRUST_DAYS: '401' }, /AUTH_MFA_TRUST_DAYS/],
+    [{ AUTH_MFA_TRUST_DAYS: '0.000001' }, /AUTH_MFA_TRUST_DAYS/],
     [{ AUTH_PWNED_TIMEOUT_MS: '0' }, /AUTH_PWNED_TIMEOUT_MS must be a whole number from 1 to 60000/]
   ] as const) t.throws(() => readConfig(env), message, JSON.stringify(env))
+  t.equal(readConfig({}).mfaTrustDays, 30, 'AUTH_MFA_TRUST_DAYS: 30 days by default')
+  t.equal(readConfig({ AUTH_MFA_TRUST_DAYS: '0' }).mfaTrustDays, 0, '0: off')
+  t.equal(readConfig({ AUTH_MFA_TRUST_DAYS: '0.0000116' }).mfaTrustDays, 0.0000116, 'one second, for tests')
+  t.equal(resolveOptions({ accounts: new MemoryAccountStore(), jwt: { secret: 'x'.repeat(32) }, mfa: { trustDays: 0.0000116 } }).mfa!.trustMs, 1000)
   t.throws(() => resolveOptions({ accounts: new MemoryAccountStore(), jwt: { keys: [{ secret: 'x'.repeat(32) }, { secret: 'short' }] } }),
     /jwt\.keys\[1\]\.secret must be at least 32 bytes long/, 'JWT_PREVIOUS_SECRETS become keys after the first')
 })

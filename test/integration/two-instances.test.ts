@@ -27,6 +27,8 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   const dave = `dave-${run}@example.com`
   const erin = `erin-${run}@example.com`
   const gina = `gina-${run}@example.com`
+  const hana = `hana-${run}@example.com`
+  const hanaNew = `hana-new-${run}@example.net`
   const file = join(tmpdir(), `two-instances-${run}.json`)
   const outbox = join(tmpdir(), `two-instances-${run}.outbox.jsonl`)
   await writeFile(file, JSON.stringify([
@@ -34,7 +36,8 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     { email: bob, password: 'bob has a long passphrase too' },
     { email: dave, password: 'dave keeps his own device' },
     { email: erin, password: 'erin forgets her passphrase' },
-    { email: gina, password: 'gina guards her account twice' }
+    { email: gina, password: 'gina guards her account twice' },
+    { email: hana, password: 'hana moves house and back' }
   ]))
   // The per-IP limit off: every request here comes from one address.
   const env = { DATABASE_URL: databaseUrl, REDIS_URL, JWT_SECRET: `two-instances-secret-${'x'.repeat(32)}`, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', AUTH_MAIL_OUTBOX: outbox }
@@ -206,6 +209,24 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
     t.equal((await me(rotated, token)).status, 200, 'a token of the previous key')
     const fresh = await tokenOf(await login(rotated, carol, 'bob has a long passphrase too'))
     t.equal((await me(a, fresh)).status, 401, 'the old instance does not know the new key')
+  })
+
+  await t.test('an address change asked for on A is verified on B and reverted on A; the owner signs in with her new password on both', async (t) => {
+    const hanaToken = await tokenOf(await login(a, hana, 'hana moves house and back'))
+    const other = await tokenOf(await login(b, hana, 'hana moves house and back'))
+    t.equal((await post(`${a.url}/Auth/ChangeEmail`, { newEmail: hanaNew }, { authorization: `Bearer ${hanaToken}` })).status, 202)
+    const link = (await outboxMessage(outbox, 'email_change', hanaNew)).token!
+    t.ok((await outboxMessage(outbox, 'email_change_requested', hana)) !== undefined, 'the old address hears of it')
+    t.equal((await post(`${b.url}/Auth/VerifyEmailChange`, { token: link })).status, 204)
+    t.equal((await post(`${a.url}/Auth/VerifyEmailChange`, { token: link })).status, 400, 'once, across both')
+    t.equal((await me(a, hanaToken)).status, 200, 'the session that asked goes on')
+    t.equal((await me(a, other)).status, 401, 'the other session ended on both')
+    t.equal((await login(a, hanaNew, 'hana moves house and back')).status, 200, 'the new address signs in on A')
+    const revert = (await outboxMessage(outbox, 'email_changed', hana)).token!
+    t.equal((await post(`${a.url}/Auth/RevertEmailChange`, { token: revert, newPassword: 'hana took it back today', confirmNewPassword: 'hana took it back today' })).status, 204)
+    t.equal((await me(b, hanaToken)).status, 401, 'every session ended')
+    t.equal((await login(b, hana, 'hana took it back today')).status, 200)
+    t.equal((await login(a, hanaNew, 'hana moves house and back')).status, 401)
   })
 
   await t.test('both report healthy', async (t) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
-import type { AccountFields, AccountStore, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
+import type { AccountFields, AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 
 /** A new account: the plugin's fields, and your own fields of PasswordAuthAccount (declaration merging). */
 export type NewAccount = AccountFields & {
@@ -83,6 +83,26 @@ export class MemoryAccountStore implements AccountStore {
       passwordHash: newHash,
       credentialVersion: stored.credentialVersion + (advanceCredentialVersion ? 1 : 0)
     }))
+    return true
+  }
+
+  async updateEmail ({ id, expectedEmail, expectedCredentialVersion, newEmail }: EmailUpdate): Promise<boolean> {
+    // No await before the checks and the write: of concurrent changes one wins.
+    const stored = this.#byId.get(id)?.stored
+    const email = normalizeEmail(newEmail)
+    if (stored === undefined || stored.email !== expectedEmail || stored.credentialVersion !== expectedCredentialVersion) return false
+    if (this.#idByEmail.has(email) && this.#idByEmail.get(email) !== id) return false
+    this.#idByEmail.delete(stored.email)
+    this.#idByEmail.set(email, id)
+    this.#byId.set(id, record({ ...stored, email }))
+    return true
+  }
+
+  async delete (id: string): Promise<boolean> {
+    const stored = this.#byId.get(id)?.stored
+    if (stored === undefined) return false
+    this.#byId.delete(id)
+    this.#idByEmail.delete(stored.email)
     return true
   }
 }

@@ -99,6 +99,11 @@ export class MemoryAttemptStore implements AttemptStore {
     if (victim !== undefined) this.#delete(...victim)
   }
 
+  async clear (key: string): Promise<void> {
+    const state = this.#states.get(key)
+    if (state !== undefined) this.#delete(key, state)
+  }
+
   #tier (index: number): Map<string, KeyState> {
     let tier = this.#tiers.get(index)
     if (tier === undefined) {

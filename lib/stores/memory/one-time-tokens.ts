@@ -44,6 +44,10 @@ export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
     return { ...entry.token }
   }
 
+  async remove (slot: string): Promise<void> {
+    this.#slots.delete(slot)
+  }
+
   #live (slot: string, hash: string, purpose: string): Entry | undefined {
     const entry = this.#slots.get(slot)
     return entry !== undefined && entry.hash === hash && entry.token.purpose === purpose && entry.expiresAt > Date.now() ? entry : undefined

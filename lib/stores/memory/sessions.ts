@@ -117,14 +117,26 @@ export class MemorySessionStore implements SessionStore {
     return ended
   }
 
+  async forget (accountId: string): Promise<string[]> {
+    const now = this.#now()
+    const live: string[] = []
+    for (const id of this.#byAccount.get(accountId) ?? []) {
+      const entry = this.#entries.get(id)
+      if (entry !== undefined && isLive(entry, now)) live.push(id)
+      this.#entries.delete(id)
+    }
+    this.#byAccount.delete(accountId)
+    return live
+  }
+
   async list (accountId: string): Promise<SessionInfo[]> {
     const now = this.#now()
     const sessions: SessionInfo[] = []
     for (const id of this.#byAccount.get(accountId) ?? []) {
       const entry = this.#entries.get(id)!
       if (!isLive(entry, now)) continue
-      const { ip, userAgent } = entry.session
-      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent })
+      const { ip, userAgent, trustedDevice = false } = entry.session
+      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent, trustedDevice })
     }
     return sessions
   }
@@ -136,7 +148,16 @@ export class MemorySessionStore implements SessionStore {
 
   #current (entry: Entry, now: number) {
     const { accountId, credentialVersion } = entry.session
-    return { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa, ...times(entry, now) }
+    return {
+      generation: entry.generation,
+      keyId: entry.keyId,
+      accountId,
+      credentialVersion,
+      authenticatedAt: entry.authenticatedAt,
+      mfa: entry.mfa,
+      trustedDevice: entry.session.trustedDevice === true,
+      ...times(entry, now)
+    }
   }
 
   #sweep (now: number): void {

@@ -1,5 +1,5 @@
 import { normalizeEmail } from '../email.js'
-import type { AccountStore, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
+import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 import {
   isIdOfType, resolveAccountMapping, type AccountMapping, type PostgresAccountFieldColumns, type PostgresAccountMapping
 } from './account-mapping.js'
@@ -28,7 +28,7 @@ export interface NewPostgresAccount {
   active?: boolean
 }
 
-type Purpose = 'byEmail' | 'byId' | 'update' | 'insert' | 'insertWithId'
+type Purpose = 'byEmail' | 'byId' | 'update' | 'insert' | 'insertWithId' | 'updateEmail' | 'delete'
 
 function returnedAccount (m: AccountMapping): string {
   const account = [
@@ -54,7 +54,12 @@ function statements (m: AccountMapping): Record<Purpose, string> & { setActive?:
     update: `UPDATE ${m.table} SET ${m.passwordHash} = $3, ${m.credentialVersion} = ${m.credentialVersion} + $4 WHERE ${id} AND ${m.passwordHash} = $2`,
     insert: `INSERT INTO ${m.table} (${inserted.join(', ')}) VALUES (${placeholders(1).join(', ')}) ON CONFLICT DO NOTHING RETURNING ${withHash}`,
     insertWithId: `INSERT INTO ${m.table} (${[m.id, ...inserted].join(', ')}) VALUES (${[`$1::${m.idType}`, ...placeholders(2)].join(', ')}) ` +
-      `ON CONFLICT DO NOTHING RETURNING ${withHash}`
+      `ON CONFLICT DO NOTHING RETURNING ${withHash}`,
+    // A compare-and-set on the address and the credential version; the NOT EXISTS covers tables without a unique
+    // index on lower(email), the index (a unique violation, caught) the race between two accounts.
+    updateEmail: `UPDATE ${m.table} SET ${m.email} = $4 WHERE ${id} AND lower(${m.email}) = $2 AND ${m.credentialVersion} = $3 ` +
+      `AND NOT EXISTS (SELECT 1 FROM ${m.table} WHERE lower(${m.email}) = $4 AND ${m.email} <> '' AND NOT (${id}))`,
+    delete: `DELETE FROM ${m.table} WHERE ${id}`
   }
   if (m.activeColumn !== undefined) {
     // Deactivation advances the credential version, so reactivating does not revive old tokens.
@@ -177,6 +182,25 @@ export class PostgresAccountStore implements AccountStore {
     }
     if (!isIdOfType(id, this.#mapping.idType)) return false
     const { rowCount } = await this.#pool.query({ ...statement, values: [id, active] })
+    return rowCount === 1
+  }
+
+  async updateEmail ({ id, expectedEmail, expectedCredentialVersion, newEmail }: EmailUpdate): Promise<boolean> {
+    if (!isIdOfType(id, this.#mapping.idType)) return false
+    try {
+      const { rowCount } = await this.#pool.query({ ...this.#sql.updateEmail, values: [id, expectedEmail, expectedCredentialVersion, normalizeEmail(newEmail)] })
+      return rowCount === 1
+    } catch (err) {
+      // unique_violation: another account took the address between the check and the write.
+      if ((err as { code?: string }).code === '23505') return false
+      throw err
+    }
+  }
+
+  /** Removes the row. Rows of yours that reference it (foreign keys) must cascade, or the delete fails (a 503). */
+  async delete (id: string): Promise<boolean> {
+    if (!isIdOfType(id, this.#mapping.idType)) return false
+    const { rowCount } = await this.#pool.query({ ...this.#sql.delete, values: [id] })
     return rowCount === 1
   }
 }

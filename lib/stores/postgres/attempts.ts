@@ -100,7 +100,7 @@ $settle$;`
 export class PostgresAttemptStore implements AttemptStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'reserve' | 'settle' | 'prune', Statement>
+  readonly #sql: Record<'reserve' | 'settle' | 'clear' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_attempts', pruneIntervalMs = 60_000 }: PostgresAttemptStoreOptions) {
     this.#pool = pool
@@ -108,6 +108,7 @@ export class PostgresAttemptStore implements AttemptStore {
     this.#sql = prepare({
       reserve: `SELECT ${siblingName(table, 'reserve')}($1, $2, $3, $4, $5) AS wait`,
       settle: `SELECT ${siblingName(table, 'settle')}($1, $2, $3, $4, $5, $6, $7) AS block`,
+      clear: `DELETE FROM ${quoteName(table)} WHERE key = $1`,
       prune: `DELETE FROM ${quoteName(table)} WHERE expires_at < extract(epoch from clock_timestamp()) * 1000`
     })
   }
@@ -125,6 +126,10 @@ export class PostgresAttemptStore implements AttemptStore {
       values: [key, ticket, outcome, policy.freeFailures, policy.blockMs, policy.maxBlockMs, policy.forgetAfterMs]
     })
     return Number(rows[0].block)
+  }
+
+  async clear (key: string): Promise<void> {
+    await this.#pool.query({ ...this.#sql.clear, values: [key] })
   }
 
   /** Deletes the rows with nothing left to count (no failures to remember, no open lease); resolves how many. */

@@ -1,21 +1,25 @@
 /** PostgreSQL-backed stores (`fastify-password-auth/postgres`); needs the optional peer dependency pg. */
 import { accountsTableSql } from './accounts-ddl.js'
+import { activityTableSql } from './activity.js'
 import { attemptsTableSql } from './attempts.js'
 import { mfaTableSql } from './mfa.js'
 import { oneTimeTokensTableSql } from './one-time-tokens.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
+import { trustedDevicesTableSql } from './trusted-devices.js'
 
 export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
 export type {
   PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
 } from './account-mapping.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
+export { activityTableSql, PostgresActivityStore, type PostgresActivityStoreOptions } from './activity.js'
 export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'
 export { mfaTableSql, PostgresMfaStore, type PostgresMfaStoreOptions } from './mfa.js'
 export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeTokenStoreOptions } from './one-time-tokens.js'
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
 export type { Queryable } from './sql.js'
+export { PostgresTrustedDeviceStore, trustedDevicesTableSql, type PostgresTrustedDeviceStoreOptions } from './trusted-devices.js'
 
 /**
  * Creates the plugin's tables, indexes and trigger if they do not exist yet. Idempotent, and safe when
@@ -24,7 +28,9 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable }: { accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string } = {}
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable, trustedDevicesTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string, trustedDevicesTable?: string
+  } = {}
 ): Promise<void> {
   await pool.query({
     text: `SELECT pg_advisory_xact_lock(hashtext('fastify-password-auth schema'));
@@ -32,6 +38,8 @@ ${accountsTableSql(accountsTable)}
 ${sessionsTableSql(sessionsTable)}
 ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
-${mfaTableSql(mfaTable)}`
+${mfaTableSql(mfaTable)}
+${activityTableSql(activityTable)}
+${trustedDevicesTableSql(trustedDevicesTable)}`
   })
 }

@@ -40,7 +40,7 @@ function tokenOf (row: (OneTimeToken & { passwordHash: string | null, fields: Re
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'put' | 'find' | 'consume' | 'prune', Statement>
+  readonly #sql: Record<'put' | 'find' | 'consume' | 'remove' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 }: PostgresOneTimeTokenStoreOptions) {
     const name = quoteName(table)
@@ -54,6 +54,7 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
           password_hash = EXCLUDED.password_hash, fields = EXCLUDED.fields`,
       find: `SELECT ${TOKEN} FROM ${name} WHERE ${LIVE}`,
       consume: `DELETE FROM ${name} WHERE ${LIVE} RETURNING ${TOKEN}`,
+      remove: `DELETE FROM ${name} WHERE slot = $1`,
       prune: `DELETE FROM ${name} WHERE expires_at <= now()`
     })
   }
@@ -73,6 +74,10 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
 
   async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
     return tokenOf((await this.#pool.query({ ...this.#sql.consume, values: [slot, hash, purpose] })).rows[0])
+  }
+
+  async remove (slot: string): Promise<void> {
+    await this.#pool.query({ ...this.#sql.remove, values: [slot] })
   }
 
   /** Deletes expired rows; resolves how many. */

@@ -30,10 +30,12 @@ export function sessionsTableSql (table = 'auth_sessions'): string {
   ended_reason text,
   ip text NOT NULL,
   user_agent text NOT NULL,
-  mfa boolean NOT NULL DEFAULT false
+  mfa boolean NOT NULL DEFAULT false,
+  trusted_device boolean NOT NULL DEFAULT false
 );
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
+ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS trusted_device boolean NOT NULL DEFAULT false;
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_id_idx`)} ON ${name} (account_id);
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${name} (LEAST(idle_until, ends_at));`
 }
@@ -42,7 +44,8 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 const LIVE = 'ended_reason IS NULL AND idle_until > now() AND ends_at > now()'
 const TIMES = `${ms('created_at')} AS "createdAt", ${ms('LEAST(idle_until, ends_at) - now()')} AS "expiresInMs", ${ms('ends_at - now()')} AS "remainingMs"`
 const AUTHENTICATED_AT = 'floor(extract(epoch from authenticated_at) * 1000)::float8 AS "authenticatedAt"'
-const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, ${TIMES}`
+const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa,
+  trusted_device AS "trustedDevice", ${TIMES}`
 const INTERVAL = "$1::float8 * interval '1 millisecond'"
 
 type Row = Record<string, unknown>
@@ -60,6 +63,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
     credentialVersion: Number(row.credentialVersion),
     authenticatedAt: Number(row.authenticatedAt),
     mfa: row.mfa === true,
+    trustedDevice: row.trustedDevice === true,
     ...times(row)
   }
 }
@@ -72,15 +76,15 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
 export class PostgresSessionStore implements SessionStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'list' | 'prune', Statement>
+  readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'forget' | 'list' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_sessions', pruneIntervalMs = 60_000 }: PostgresSessionStoreOptions) {
     const name = quoteName(table)
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
-      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, idle_until, ends_at)
-        VALUES ($3, $4, $5, $6, $7, $8, $9, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
+      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, trusted_device, idle_until, ends_at)
+        VALUES ($3, $4, $5, $6, $7, $8, $9, $10, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
       get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa FROM ${name} WHERE id = $1 AND ${LIVE}`,
       rotate: `UPDATE ${name} SET generation = generation + 1, key_id = $3, rotated_at = now(), last_used_at = now(),
         idle_until = now() + $4::float8 * interval '1 millisecond'
@@ -91,8 +95,9 @@ export class PostgresSessionStore implements SessionStore {
       reauthenticate: `UPDATE ${name} SET authenticated_at = now(), mfa = mfa OR $2 WHERE id = $1 AND ${LIVE} RETURNING ${AUTHENTICATED_AT}`,
       end: `UPDATE ${name} SET ended_reason = $2 WHERE id = $1 AND ${LIVE} RETURNING account_id AS "accountId"`,
       endAll: `UPDATE ${name} SET ended_reason = $2 WHERE account_id = $1 AND ${LIVE} RETURNING id`,
+      forget: `DELETE FROM ${name} WHERE account_id = $1 RETURNING id, ${LIVE} AS live`,
       list: `SELECT id, account_id AS "accountId", ${ms('created_at')} AS "createdAt", ${ms('last_used_at')} AS "lastUsedAt",
-        ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent"
+        ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent", trusted_device AS "trustedDevice"
         FROM ${name} WHERE account_id = $1 AND ${LIVE} ORDER BY created_at, id`,
       prune: `DELETE FROM ${name} WHERE LEAST(idle_until, ends_at) <= now()`
     })
@@ -102,7 +107,7 @@ export class PostgresSessionStore implements SessionStore {
     this.#pruneNowAndThen()
     const { rows } = await this.#pool.query({
       ...this.#sql.create,
-      values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true]
+      values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true, session.trustedDevice === true]
     })
     return times(rows[0])
   }
@@ -144,6 +149,11 @@ export class PostgresSessionStore implements SessionStore {
     return rows.map((row: Row) => String(row.id))
   }
 
+  async forget (accountId: string): Promise<string[]> {
+    const { rows } = await this.#pool.query({ ...this.#sql.forget, values: [accountId] })
+    return rows.flatMap((row: Row) => row.live === true ? [String(row.id)] : [])
+  }
+
   async list (accountId: string): Promise<SessionInfo[]> {
     const { rows } = await this.#pool.query({ ...this.#sql.list, values: [accountId] })
     return rows.map((row: Row) => ({
@@ -154,7 +164,8 @@ export class PostgresSessionStore implements SessionStore {
       authenticatedAt: Number(row.authenticatedAt),
       expiresAt: Math.floor(Number(row.expiresAt)),
       ip: String(row.ip),
-      userAgent: String(row.userAgent)
+      userAgent: String(row.userAgent),
+      trustedDevice: row.trustedDevice === true
     }))
   }
 

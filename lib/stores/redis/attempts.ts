@@ -56,6 +56,7 @@ const SETTLE_COMMAND = 'fastifyPasswordAuthSettle'
 interface ScriptedClient {
   [RESERVE_COMMAND]: (state: string, leases: string, ...args: Array<string | number>) => Promise<[number, number]>
   [SETTLE_COMMAND]: (state: string, leases: string, ...args: Array<string | number>) => Promise<number>
+  del: (...keys: string[]) => Promise<number>
 }
 
 /**
@@ -84,6 +85,10 @@ export class RedisAttemptStore implements AttemptStore {
   async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number> {
     return await this.#client[SETTLE_COMMAND](
       ...this.#keys(key), outcome, ticket, policy.freeFailures, policy.blockMs, policy.maxBlockMs, policy.forgetAfterMs)
+  }
+
+  async clear (key: string): Promise<void> {
+    await this.#client.del(...this.#keys(key))
   }
 
   /** The hash tag keeps both keys of an e-mail in one Cluster slot. */

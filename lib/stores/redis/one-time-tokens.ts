@@ -29,6 +29,7 @@ interface ScriptedClient {
   [PUT_COMMAND]: (key: string, ...args: Array<string | number>) => Promise<number>
   [CONSUME_COMMAND]: (key: string, hash: string, purpose: string) => Promise<Fields | null>
   hmget: (key: string, ...fields: string[]) => Promise<Fields>
+  del: (...keys: string[]) => Promise<number>
 }
 
 function tokenOf ([, purpose, accountId, email, version, passwordHash, fields]: Fields): OneTimeToken {
@@ -65,6 +66,10 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
   async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
     const fields = await this.#client[CONSUME_COMMAND](this.#key(slot), hash, purpose)
     return fields === null ? null : tokenOf(fields)
+  }
+
+  async remove (slot: string): Promise<void> {
+    await this.#client.del(this.#key(slot))
   }
 
   #key (slot: string): string {

@@ -16,14 +16,15 @@ export interface RedisSessionStoreOptions {
 // Ending deletes it and leaves {sid}:ended (the reason) for as long as the session would have lived, so
 // a late refresh learns why it fails. Both keys share the hash tag: one Cluster slot, one atomic script.
 // Fields: a account id, v credential version, k key id, g generation, r rotated at, c created at,
-// u last used, at last password proof, m '1' once a second factor was proved, i idle limit, e absolute end (ms, server time), ip, ua. Sessions
+// u last used, at last password proof, m '1' once a second factor was proved, td '1' when a trusted device stood for it,
+// i idle limit, e absolute end (ms, server time), ip, ua. Sessions
 // created before `at` existed read their creation time instead.
 
 const CREATE = `${LUA_NOW}
 local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
 local idle, ends = now + idleMs, now + maxMs
 redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
-  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8])
+  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8], 'td', ARGV[9])
 redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
 return {now, math.min(idle, ends) - now, ends - now}`
 
@@ -42,7 +43,7 @@ return now`
 
 const ROTATE = `${LUA_NOW}
 local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm')
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm', 'td')
 if not s[1] then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
   return {'unknown'}
@@ -55,10 +56,10 @@ if generation == current then
   idle = now + idleMs
   redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
   redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
-  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or '0'}
 end
 if generation == current - 1 and now - rotatedAt <= graceMs then
-  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0'}
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or '0'}
 end
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
@@ -80,7 +81,7 @@ interface ScriptedClient {
   fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
 }
 
-const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at'] as const
+const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at', 'td'] as const
 const ONE_KEY = new Set(['fastifyPasswordAuthSessionCreate', 'fastifyPasswordAuthSessionReauthenticate'])
 /**
  * An index entry whose session key is missing is removed only once it is this old: a Login writes the
@@ -119,7 +120,8 @@ export class RedisSessionStore implements SessionStore {
     const index = this.#accountKey(session.accountId)
     await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
     const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
-      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0')
+      session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0',
+      session.trustedDevice === true ? '1' : '0')
     return times(createdAt, expiresInMs, remainingMs)
   }
 
@@ -137,7 +139,7 @@ export class RedisSessionStore implements SessionStore {
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
     const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
-    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa] = reply
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa, trustedDevice] = reply
     switch (outcome) {
       case 'rotated':
       case 'grace':
@@ -149,6 +151,7 @@ export class RedisSessionStore implements SessionStore {
           credentialVersion: Number(credentialVersion),
           authenticatedAt: Number(authenticatedAt),
           mfa: mfa === '1',
+          trustedDevice: trustedDevice === '1',
           ...times(createdAt, expiresInMs, remainingMs)
         }
       case 'reused': return { outcome, accountId: String(current) }
@@ -168,12 +171,21 @@ export class RedisSessionStore implements SessionStore {
     return entries.flatMap(({ id }, i) => results[i] === null ? [] : [id])
   }
 
+  async forget (accountId: string): Promise<string[]> {
+    const entries = await this.#entries(accountId)
+    const live = await Promise.all(entries.map(async ({ id }) => await this.end(id, 'account_deleted')))
+    // A session's key and its ended marker share a hash slot; the index is a key of its own.
+    await Promise.all(entries.map(async ({ id }) => await this.#client.del(this.#sessionKey(id), `${this.#sessionKey(id)}:ended`)))
+    await this.#client.del(this.#accountKey(accountId))
+    return entries.flatMap(({ id }, i) => live[i] === null ? [] : [id])
+  }
+
   async list (accountId: string): Promise<SessionInfo[]> {
     const entries = await this.#entries(accountId)
     const records = await Promise.all(entries.map(async ({ id }) => await this.#client.hmget(this.#sessionKey(id), ...INFO_FIELDS)))
     const sessions: SessionInfo[] = []
     const gone: typeof entries = []
-    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt]] of records.entries()) {
+    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt, trustedDevice]] of records.entries()) {
       if (account === null) {
         if (this.#settled(entries[i]!.indexedAt)) gone.push(entries[i]!)
         continue
@@ -186,7 +198,8 @@ export class RedisSessionStore implements SessionStore {
         authenticatedAt: Number(authenticatedAt ?? createdAt),
         expiresAt: Math.min(Number(idle), Number(ends)),
         ip: ip ?? '',
-        userAgent: userAgent ?? ''
+        userAgent: userAgent ?? '',
+        trustedDevice: trustedDevice === '1'
       })
     }
     await this.#forget(accountId, gone)

@@ -1,0 +1,138 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { EmitEvent } from '../common/events.js'
+import type { SessionService } from '../session/service.js'
+import { normalizeEmail } from '../stores/email.js'
+import { markResetRequired } from '../stores/reset-required.js'
+import type { StoreCall } from '../stores/store-call.js'
+import type { AccountStore, ActivityRecord, ActivityStore, PasswordAuthAccount } from '../stores/types.js'
+import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
+import type { AccountPasskeys } from './passkeys.js'
+
+/** Who acts: the admin as the host names them (a user id, an e-mail), written into the action's event. */
+export interface AdminActor { admin: string }
+
+/**
+ * `fastify.passwordAuth.admin` (contract §22): what support staff may do to an account, never setting or seeing a
+ * password. Each action emits an event naming the acting admin; store failures reject (a 503 error).
+ */
+export interface AdminApi {
+  /**
+   * Ends every session and makes the current password answer 403 PASSWORD_RESET_REQUIRED (after it verified) at
+   * Login, ChangePassword and Reauthenticate, until a reset; sends the account a reset link. Needs `passwordReset`.
+   * Resolves false if there is no such account.
+   */
+  requirePasswordReset (accountId: string, actor: AdminActor): Promise<boolean>
+  /** Clears the e-mail's attempt counter: its failures and its block. */
+  unblock (email: string, actor: AdminActor): Promise<void>
+  /** Removes the second factor, ends every session, sends mfa_disabled. Needs `mfa`. False if there is no such account. */
+  resetSecondFactor (accountId: string, actor: AdminActor): Promise<boolean>
+  /** Removes every passkey, ends every session, sends passkey_removed. Throws while passkeys are not configured. */
+  removePasskeys (accountId: string, actor: AdminActor): Promise<boolean>
+  /** The account's recent security events, newest first (default and most 100). */
+  activity (accountId: string, options?: { limit?: number }): Promise<ActivityRecord[]>
+}
+
+export interface AdminParts {
+  accounts: AccountStore
+  storeCall: StoreCall
+  emit: EmitEvent
+  log: FastifyBaseLogger
+  sessionService: SessionService
+  throttle: AttemptThrottle
+  activity: ActivityStore
+  passkeys: AccountPasskeys | undefined
+  /** Sends a password_reset link (messages/reset-links.ts); undefined while resets are off. */
+  sendResetLink: ((caller: { log: FastifyBaseLogger }, account: PasswordAuthAccount) => Promise<boolean>) | undefined
+  /** Removes the second factor and its counters (mfa/second-factor.ts); undefined while two factors are off. */
+  forgetSecondFactor: ((caller: { log: FastifyBaseLogger }, accountId: string) => Promise<boolean>) | undefined
+  /** Hands a notice to `deliver` (messages/outbox.ts). */
+  notify: (message: { type: 'mfa_disabled' | 'passkey_removed', to: string, accountId: string }) => void
+}
+
+/** Marking the hash races a password change at most this often before requirePasswordReset gives up. */
+const CAS_TRIES = 5
+
+function actorOf (actor: AdminActor | undefined, action: string): string {
+  if (typeof actor?.admin !== 'string' || actor.admin.trim() === '') {
+    throw new TypeError(`fastify-password-auth: admin.${action} needs { admin }: who acts, as your app names them (it goes into the event)`)
+  }
+  return actor.admin
+}
+
+function accountIdOf (accountId: unknown, action: string): string {
+  if (typeof accountId !== 'string' || accountId === '') throw new TypeError(`fastify-password-auth: admin.${action} needs an account id (a string)`)
+  return accountId
+}
+
+export function createAdmin (parts: AdminParts): AdminApi {
+  const { accounts, storeCall, emit, log, sessionService, throttle, activity, passkeys, sendResetLink, forgetSecondFactor, notify } = parts
+  const caller = { log }
+  const findById = async (id: string): Promise<PasswordAuthAccount | null> => await storeCall(log, 'accounts.findById', () => accounts.findById(id))
+
+  /** Puts the reset mark on the stored hash, advancing the credential version (every token dies): a compare-and-set on the hash. */
+  async function markAccount (account: PasswordAuthAccount): Promise<boolean> {
+    for (let tries = 0; tries < CAS_TRIES; tries++) {
+      const stored = await storeCall(log, 'accounts.findByEmail', () => accounts.findByEmail(account.email))
+      if (stored === null || stored.id !== account.id) return false
+      const marked = await storeCall(log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
+        id: account.id, expectedHash: stored.passwordHash, newHash: markResetRequired(stored.passwordHash), advanceCredentialVersion: true
+      }))
+      if (marked) return true
+    }
+    throw new Error('fastify-password-auth: admin.requirePasswordReset: the password kept changing under it; try again')
+  }
+
+  return {
+    async requirePasswordReset (accountId, actor) {
+      const admin = actorOf(actor, 'requirePasswordReset')
+      if (sendResetLink === undefined) {
+        throw new TypeError('fastify-password-auth: admin.requirePasswordReset needs passwordReset: true (and deliver): the reset link is the only way back in')
+      }
+      const account = await findById(accountIdOf(accountId, 'requirePasswordReset'))
+      if (account === null || !await markAccount(account)) return false
+      const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
+      // The link carries the new credential version, so it works where every older token does not.
+      const marked = await findById(account.id)
+      if (marked !== null) await sendResetLink(caller, marked)
+      emit(undefined, { type: 'admin.password_reset_required', admin, accountId: account.id, sessionsEnded })
+      return true
+    },
+
+    async unblock (email, actor) {
+      const admin = actorOf(actor, 'unblock')
+      if (typeof email !== 'string' || !email.includes('@')) throw new TypeError('fastify-password-auth: admin.unblock needs an e-mail address')
+      const normalised = normalizeEmail(email)
+      await throttle.forget(caller, normalised)
+      emit(undefined, { type: 'admin.unblocked', admin, email: normalised })
+    },
+
+    async resetSecondFactor (accountId, actor) {
+      const admin = actorOf(actor, 'resetSecondFactor')
+      if (forgetSecondFactor === undefined) throw new TypeError('fastify-password-auth: admin.resetSecondFactor: two factors are not configured (the mfa option)')
+      const account = await findById(accountIdOf(accountId, 'resetSecondFactor'))
+      if (account === null) return false
+      await forgetSecondFactor(caller, account.id)
+      const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
+      notify({ type: 'mfa_disabled', to: account.email, accountId: account.id })
+      emit(undefined, { type: 'admin.second_factor_reset', admin, accountId: account.id, sessionsEnded })
+      return true
+    },
+
+    async removePasskeys (accountId, actor) {
+      const admin = actorOf(actor, 'removePasskeys')
+      if (passkeys === undefined) throw new TypeError('fastify-password-auth: admin.removePasskeys: passkeys are not configured')
+      const account = await findById(accountIdOf(accountId, 'removePasskeys'))
+      if (account === null) return false
+      await passkeys.removeAll(caller, account.id)
+      const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
+      notify({ type: 'passkey_removed', to: account.email, accountId: account.id })
+      emit(undefined, { type: 'admin.passkeys_removed', admin, accountId: account.id, sessionsEnded })
+      return true
+    },
+
+    async activity (accountId, { limit = 100 } = {}) {
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) throw new TypeError('fastify-password-auth: admin.activity: limit must be a whole number from 1 to 100')
+      return await storeCall(log, 'activity.list', () => activity.list(accountIdOf(accountId, 'activity'), limit))
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import t from 'tap'
+import { MemoryActivityStore } from '../lib/index.js'
+import { EMAIL, NEW_PASSWORD, PASSWORD, changeBody } from './helpers/app.js'
+import { accountApp } from './helpers/account.js'
+import { expectProblem } from './helpers/problem.js'
+
+t.test('requirePasswordReset: every session ends, the old password logs nobody in, a reset link goes out (Better Auth #9855)', async (t) => {
+  const { app, tokens, login, me, refresh, post, message, events, ada, changePassword, messages } = await accountApp(t)
+  const first = await tokens()
+  const second = await tokens()
+  t.equal(await app.passwordAuth.admin.requirePasswordReset(ada.id, { admin: 'support:grace' }), true)
+  for (const session of [first, second]) {
+    t.equal((await me(session.accessToken)).statusCode, 401, 'the access token died')
+    t.equal((await refresh(session.refreshToken)).statusCode, 401, 'the refresh token died')
+  }
+  const link = await message('password_reset', EMAIL)
+  t.ok(events.some((e) => e.type === 'admin.password_reset_required' && e.admin === 'support:grace' && e.sessionsEnded === 2), 'the event names the admin')
+
+  // The right password: 403, nothing issued, and (after it verified only) another link. A wrong one: Login's 401.
+  const before = messages.length
+  const refused = await login(EMAIL, PASSWORD)
+  expectProblem(t, refused, 403, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  t.notOk('accessToken' in refused.json(), 'issues nothing')
+  expectProblem(t, await login(EMAIL, 'a wrong password here'), 401, 'FST_PWAUTH_INVALID_CREDENTIALS', 'without the password: the plain 401')
+  expectProblem(t, await changePassword(changeBody()), 403, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  for (let i = 0; i < 100 && messages.length < before + 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.equal(messages.slice(before).filter((m) => m.type === 'password_reset').length, 2, 'each refusal sends a reset link, as ForgotPassword would')
+  t.ok(events.some((e) => e.type === 'password.reset_required' && e.route === 'Login' && e.reason === 'admin'))
+
+  // The reset restores the account; the old password stays dead.
+  const latest = messages.filter((m) => m.type === 'password_reset').at(-1)!
+  t.not(latest.token, link.token)
+  t.equal((await post('/ResetPassword', undefined, { token: latest.token, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)
+  t.equal((await login(EMAIL, NEW_PASSWORD)).statusCode, 200)
+  expectProblem(t, await login(EMAIL, PASSWORD), 401, 'FST_PWAUTH_INVALID_CREDENTIALS')
+})
+
+t.test('requirePasswordReset: Reauthenticate refuses too; an unknown account is false; a missing admin or resets off fail loudly', async (t) => {
+  const { app, token, post, ada } = await accountApp(t)
+  const access = await token()
+  t.equal(await app.passwordAuth.admin.requirePasswordReset('no-such-account', { admin: 'a' }), false)
+  await t.rejects(app.passwordAuth.admin.requirePasswordReset(ada.id, undefined as never), /needs \{ admin \}/)
+  await t.rejects(app.passwordAuth.admin.requirePasswordReset(ada.id, { admin: ' ' }), /needs \{ admin \}/)
+  // A session started after the mark (the host's own sign-in) still meets the refusal where the password is checked.
+  t.equal(await app.passwordAuth.admin.requirePasswordReset(ada.id, { admin: 'ops' }), true)
+  const later = (await app.passwordAuth.sessions.start(ada.id, { request: { log: app.log, ip: '127.0.0.1', headers: {} } as never, reply: { header: () => {} } as never }))!.accessToken
+  expectProblem(t, await post('/Reauthenticate', later, { password: PASSWORD }), 403, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  t.equal((await post('/Reauthenticate', access, { password: PASSWORD })).statusCode, 401, 'the old session is gone')
+
+  const { buildTestApp } = await import('./helpers/app.js')
+  const plain = await buildTestApp(t)
+  await t.rejects(plain.app.passwordAuth.admin.requirePasswordReset(plain.ada.id, { admin: 'ops' }), /needs passwordReset/)
+  t.equal((await plain.login()).statusCode, 200, 'nothing changed')
+})
+
+t.test('unblock clears the e-mail\'s attempt counter; resetSecondFactor ends sessions and tells the owner; removePasskeys says passkeys are not configured', async (t) => {
+  const { app, login, events, ada } = await accountApp(t, { throttle: { freeFailures: 2 } })
+  for (let i = 0; i < 2; i++) await login(EMAIL, 'a wrong password here')
+  expectProblem(t, await login(EMAIL, PASSWORD), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS')
+  await app.passwordAuth.admin.unblock(' Ada@Example.com ', { admin: 'support:grace' })
+  t.equal((await login(EMAIL, PASSWORD)).statusCode, 200)
+  t.ok(events.some((e) => e.type === 'admin.unblocked' && e.admin === 'support:grace' && e.email === EMAIL))
+  await t.rejects(app.passwordAuth.admin.removePasskeys(ada.id, { admin: 'ops' }), /passkeys are not configured/)
+  await t.rejects(app.passwordAuth.admin.resetSecondFactor(ada.id, { admin: 'ops' }), /two factors are not configured/)
+
+  const { mfaApp } = await import('./helpers/mfa.js')
+  const mfa = await mfaApp(t)
+  const { accessToken } = await mfa.enable()
+  t.equal(await mfa.app.passwordAuth.admin.resetSecondFactor(mfa.ada.id, { admin: 'support:grace' }), true)
+  t.equal((await mfa.me(accessToken)).statusCode, 401, 'the session ended')
+  t.ok(mfa.messages.some((m) => m.type === 'mfa_disabled' && m.to === EMAIL))
+  const relogin = await mfa.login()
+  t.equal(relogin.statusCode, 200)
+  t.ok('accessToken' in relogin.json(), 'the password alone signs in again: no second step')
+  t.ok(mfa.events.some((e) => e.type === 'admin.second_factor_reset' && e.admin === 'support:grace'))
+})
+
+t.test('activity: the account\'s recent events from the memory ring, newest first, without tokens or passwords', async (t) => {
+  const activity = new MemoryActivityStore({ maxRecords: 50 })
+  const { app, tokens, login, ada, post, message } = await accountApp(t, { admin: { activity } })
+  const session = await tokens()
+  await login(EMAIL, 'a wrong password here')
+  await post('/ForgotPassword', undefined, { email: EMAIL })
+  const reset = await message('password_reset', EMAIL)
+  await app.passwordAuth.admin.requirePasswordReset(ada.id, { admin: 'support:grace' })
+  const records = await app.passwordAuth.admin.activity(ada.id)
+  const types = records.map((r) => r.type)
+  t.equal(types[0], 'admin.password_reset_required', 'newest first')
+  for (const type of ['login.succeeded', 'login.failed', 'password.reset_requested', 'session.ended']) t.ok(types.includes(type), type)
+  t.ok(records.every((r) => r.accountId === ada.id && typeof r.time === 'number'))
+  const text = JSON.stringify(records)
+  for (const secret of [session.accessToken, session.refreshToken, reset.token!, PASSWORD, 'a wrong password here', '$argon2']) t.notOk(text.includes(secret), 'no secret in the activity')
+  t.equal((await app.passwordAuth.admin.activity(ada.id, { limit: 2 })).length, 2)
+  await t.rejects(app.passwordAuth.admin.activity(ada.id, { limit: 0 }), /limit/)
+  t.same(await app.passwordAuth.admin.activity('someone-else'), [])
+})
+
+t.test('the memory ring keeps at most maxRecords and nothing past its retention', async (t) => {
+  const ring = new MemoryActivityStore({ maxRecords: 3, retentionMs: 1000 })
+  for (let i = 0; i < 5; i++) await ring.add({ type: `e${i}`, time: Date.now(), accountId: 'a', details: {} })
+  t.same((await ring.list('a', 10)).map((r) => r.type), ['e4', 'e3', 'e2'])
+  await ring.add({ type: 'old', time: Date.now() - 2000, accountId: 'b', details: {} })
+  t.same(await ring.list('b', 10), [])
+  t.throws(() => new MemoryActivityStore({ retentionMs: 10 }), /retentionMs/)
+})

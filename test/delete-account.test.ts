@@ -1,0 +1,89 @@
+import t from 'tap'
+import { EMAIL, PASSWORD } from './helpers/app.js'
+import { accountApp } from './helpers/account.js'
+import { expectProblem } from './helpers/problem.js'
+
+const TEN_MINUTES = 600_000
+
+t.test('DeleteAccount needs a recent password proof (Keycloak #26925): a stolen old token cannot delete', async (t) => {
+  const { post, clock, token, accounts, ada } = await accountApp(t)
+  clock.advance(-TEN_MINUTES)
+  const old = await token()
+  clock.advance(TEN_MINUTES)
+  expectProblem(t, await post('/DeleteAccount', old), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED')
+  expectProblem(t, await post('/DeleteAccount', undefined), 401, 'FST_PWAUTH_TOKEN_MISSING')
+  t.not(await accounts.findById(ada.id), null)
+})
+
+t.test('DeleteAccount removes the account and every session and token; the address is unknown and open again', async (t) => {
+  const { post, token, tokens, login, me, refresh, accounts, ada, sessions, message, events, app } = await accountApp(t, {
+    registration: true
+  })
+  const other = await tokens()
+  const access = await token()
+  t.equal((await post('/ForgotPassword', undefined, { email: EMAIL })).statusCode, 202)
+  const reset = await message('password_reset', EMAIL)
+  t.equal((await post('/ChangeEmail', access, { newEmail: 'pending@example.net' })).statusCode, 202)
+  const change = await message('email_change', 'pending@example.net')
+  // A few wrong passwords on the address's counter.
+  for (let i = 0; i < 3; i++) t.equal((await login(EMAIL, 'wrong password, wrong')).statusCode, 401)
+
+  t.equal((await post('/DeleteAccount', access)).statusCode, 204)
+  t.equal(await accounts.findById(ada.id), null)
+  t.equal((await me(access)).statusCode, 401)
+  t.equal((await me(other.accessToken)).statusCode, 401)
+  t.equal((await refresh(other.refreshToken)).statusCode, 401)
+  t.same(await sessions.list(ada.id), [])
+  expectProblem(t, await login(EMAIL, PASSWORD), 401, 'FST_PWAUTH_INVALID_CREDENTIALS', 'the address is unknown')
+  expectProblem(t, await post('/ResetPassword', undefined, { token: reset.token, newPassword: 'a fresh passphrase 42', confirmNewPassword: 'a fresh passphrase 42' }), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID')
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: change.token }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID')
+  t.equal((await message('account_deleted', EMAIL)).accountId, ada.id, 'the address hears of it')
+  t.equal((await app.passwordAuth.admin.activity(ada.id)).length, 0, 'its activity went with it')
+  t.ok(events.some((e) => e.type === 'account.deleted'))
+  // Registration is open again for the address.
+  t.equal((await post('/Register', undefined, { email: EMAIL, password: 'a fresh passphrase 42', confirmPassword: 'a fresh passphrase 42' })).statusCode, 202)
+  const verify = await message('verify_email', EMAIL)
+  t.equal((await post('/VerifyEmail', undefined, { token: verify.token, password: 'a fresh passphrase 42' })).statusCode, 204)
+  t.equal((await login(EMAIL, 'a fresh passphrase 42')).statusCode, 200, 'a new account, starting with a clean counter')
+})
+
+t.test('DeleteAccount: the host\'s beforeDelete may refuse, with its detail; nothing is removed', async (t) => {
+  const seen: string[] = []
+  const { post, token, accounts, ada, me } = await accountApp(t, {
+    account: { deletion: true, beforeDelete: async (account) => { seen.push(account.email); return { refuse: 'Cancel your subscription first.' } } }
+  })
+  const access = await token()
+  const problem = expectProblem(t, await post('/DeleteAccount', access), 409, 'FST_PWAUTH_DELETE_REFUSED')
+  t.equal(problem.detail, 'Cancel your subscription first.')
+  t.same(seen, [EMAIL])
+  t.not(await accounts.findById(ada.id), null)
+  t.equal((await me(access)).statusCode, 200, 'the session lives on')
+})
+
+t.test('DeleteAccount with two factors on needs a session that passed them, and removes the second factor too', async (t) => {
+  const { mfaApp } = await import('./helpers/mfa.js')
+  const mfa = await mfaApp(t, { account: { deletion: true } })
+  const { accessToken } = await mfa.enable()
+  const passwordOnly = (await mfa.app.passwordAuth.sessions.start(mfa.ada.id, { request: { log: mfa.app.log, ip: '127.0.0.1', headers: {} } as never, reply: { header: () => {} } as never }))!.accessToken
+  expectProblem(t, await mfa.post('/DeleteAccount', passwordOnly), 401, 'FST_PWAUTH_MFA_REQUIRED')
+  t.equal((await mfa.post('/DeleteAccount', accessToken)).statusCode, 204)
+  t.equal(await mfa.accounts.findById(mfa.ada.id), null)
+})
+
+t.test('Export: what the plugin holds (never the hash) and what the host adds; needs a recent password proof', async (t) => {
+  const { app, token, tokens, clock, ada } = await accountApp(t, { account: { export: true, exportData: async (account) => ({ orders: [1, 2], id: account.id }) } })
+  await tokens()
+  const access = await token()
+  const response = await app.inject({ url: '/Auth/Account/Export', headers: { authorization: `Bearer ${access}` } })
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers['cache-control'], 'no-store')
+  const body = response.json()
+  t.match(body, { account: { id: ada.id, email: EMAIL, active: true }, mfa: { enabled: false, recoveryCodesLeft: 0 }, passkeys: [], host: { orders: [1, 2], id: ada.id } })
+  t.equal(body.sessions.length, 2)
+  t.equal(body.sessions.filter((s: { current: boolean }) => s.current).length, 1)
+  t.notOk(response.body.includes('argon2'), 'no hash')
+  clock.advance(-TEN_MINUTES)
+  const old = await token()
+  clock.advance(TEN_MINUTES)
+  expectProblem(t, await app.inject({ url: '/Auth/Account/Export', headers: { authorization: `Bearer ${old}` } }), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED')
+})

@@ -1,0 +1,182 @@
+import t from 'tap'
+import { hashPassword } from '../lib/index.js'
+import { CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
+import { accountApp, sleep } from './helpers/account.js'
+import { expectProblem } from './helpers/problem.js'
+
+const NEW_EMAIL = 'ada@example.net'
+const TEN_MINUTES = 600_000
+
+t.test('the account routes are off unless the host turns them on', async (t) => {
+  const { buildTestApp } = await import('./helpers/app.js')
+  const { app, token } = await buildTestApp(t)
+  const headers = { authorization: `Bearer ${await token()}` }
+  for (const [method, url] of [['POST', '/Auth/ChangeEmail'], ['POST', '/Auth/VerifyEmailChange'], ['POST', '/Auth/RevertEmailChange'], ['POST', '/Auth/DeleteAccount'], ['GET', '/Auth/Account/Export']] as const) {
+    t.equal((await app.inject({ method, url, headers, payload: method === 'POST' ? {} : undefined })).statusCode, 404, url)
+  }
+})
+
+t.test('ChangeEmail changes nothing before the new address verifies (Better Auth #7196, Supabase #2600); the link does, once', async (t) => {
+  const { post, changeToken, accounts, ada, login, message, token, events } = await accountApp(t)
+  const access = await token()
+  const link = await changeToken(access, NEW_EMAIL)
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL, 'still the old address')
+  t.equal((await login(EMAIL)).statusCode, 200, 'the old address still signs in')
+  t.equal((await login(NEW_EMAIL)).statusCode, 401, 'the new one does not yet')
+  const notice = await message('email_change_requested', EMAIL)
+  t.equal(notice.newEmail, 'a***@example.net', 'the old address hears of it, the new address masked')
+  t.equal(notice.token, undefined, 'and gets no link')
+
+  t.equal((await post('/VerifyEmailChange', undefined, { token: link })).statusCode, 204)
+  t.equal((await accounts.findById(ada.id))!.email, NEW_EMAIL)
+  t.equal((await login(NEW_EMAIL)).statusCode, 200)
+  t.equal((await login(EMAIL)).statusCode, 401)
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: link }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'a used link')
+  const changed = await message('email_changed', EMAIL)
+  t.match(changed, { token: /^[\w-]{22}\.[\w-]{43}$/, newEmail: 'a***@example.net' }, 'the old address gets a revert link')
+  t.ok(changed.expiresAt! > Date.now() + 7 * 86_400_000 - 60_000, 'that lives 7 days')
+  t.ok(events.some((e) => e.type === 'account.email_changed'))
+  // No token in any event.
+  t.notOk(JSON.stringify(events).includes(link.slice(23)), 'the link token is in no event')
+})
+
+t.test('ChangeEmail: one 202 for a free, taken, pending or own address; what differs happens after the answer', async (t) => {
+  const { MemoryOneTimeTokenStore } = await import('../lib/index.js')
+  const inner = new MemoryOneTimeTokenStore()
+  // Token writes and deliveries are slow: an answer that waited for them would show it.
+  const slowTokens = { find: inner.find.bind(inner), consume: inner.consume.bind(inner), remove: inner.remove.bind(inner), put: async (...args: Parameters<typeof inner.put>) => { await sleep(300); await inner.put(...args) } }
+  const { post, accounts, token, messages, events } = await accountApp(t, { oneTimeTokens: slowTokens, deliver: async (m) => { await sleep(300); messages.push(m) } })
+  accounts.add({ email: 'bob@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const access = await token()
+  const answers = []
+  // free, taken, pending (asked just before), own, and own in another case
+  for (const newEmail of ['free@example.net', 'bob@example.com', 'free@example.net', EMAIL, ' ADA@Example.com ']) {
+    const started = performance.now()
+    const response = await post('/ChangeEmail', access, { newEmail })
+    const ms = performance.now() - started
+    const { date, ...headers } = response.headers
+    answers.push({ status: response.statusCode, body: response.body, headers })
+    t.ok(ms < 250, `${newEmail}: answered in ${Math.round(ms)} ms, before the slow token write and delivery`)
+  }
+  t.equal(answers[0]!.status, 202)
+  for (const answer of answers.slice(1)) t.same(answer, answers[0], 'byte for byte the same answer')
+  await sleep(1500)
+  t.same(messages.filter((m) => m.type === 'email_change').map((m) => m.to), ['free@example.net', 'free@example.net'], 'links only to the free address')
+  t.same(messages.filter((m) => m.type === 'account_exists').map((m) => m.to), ['bob@example.com'], 'the taken address\'s owner is told')
+  t.equal(messages.filter((m) => m.type === 'email_change_requested').length, 3, 'the old address hears of every change but to itself')
+  t.same(events.filter((e) => e.type === 'account.email_change_requested').map((e) => 'outcome' in e && e.outcome).sort(),
+    ['account_exists', 'own_address', 'own_address', 'sent', 'sent'])
+})
+
+t.test('ChangeEmail needs a recent password proof and, with two factors on, a session that passed them (ASP.NET Identity\'s /manage/info)', async (t) => {
+  const { post, clock, token } = await accountApp(t)
+  clock.advance(-TEN_MINUTES)
+  const old = await token()
+  clock.advance(TEN_MINUTES)
+  expectProblem(t, await post('/ChangeEmail', old, { newEmail: NEW_EMAIL }), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED')
+  expectProblem(t, await post('/ChangeEmail', undefined, { newEmail: NEW_EMAIL }), 401, 'FST_PWAUTH_TOKEN_MISSING')
+  expectProblem(t, await post('/ChangeEmail', await token(), { newEmail: 'not an address' }), 400, 'FST_PWAUTH_VALIDATION')
+
+  const { mfaApp } = await import('./helpers/mfa.js')
+  const mfa = await mfaApp(t, { account: { emailChange: true } })
+  const { accessToken } = await mfa.enable()
+  // The confirming session proved a code; a password-only session of the same account (a token minted by the host API) has not.
+  const passwordOnly = (await mfa.app.passwordAuth.sessions.start(mfa.ada.id, { request: { log: mfa.app.log, ip: '127.0.0.1', headers: {} } as never, reply: { header: () => {} } as never }))!.accessToken
+  expectProblem(t, await mfa.post('/ChangeEmail', passwordOnly, { newEmail: NEW_EMAIL }), 401, 'FST_PWAUTH_MFA_REQUIRED')
+  t.equal((await mfa.post('/ChangeEmail', accessToken, { newEmail: NEW_EMAIL })).statusCode, 202)
+})
+
+t.test('VerifyEmailChange: of 12 concurrent uses of one link exactly one succeeds (Devise CVE-2026-32700)', async (t) => {
+  const { post, changeToken, token, accounts, ada } = await accountApp(t)
+  const link = await changeToken(await token(), NEW_EMAIL)
+  const statuses = (await Promise.all(Array.from({ length: 12 }, async () => await post('/VerifyEmailChange', undefined, { token: link })))).map((r) => r.statusCode)
+  t.equal(statuses.filter((s) => s === 204).length, 1, `one winner in ${statuses.join(',')}`)
+  t.equal(statuses.filter((s) => s === 400).length, 11)
+  t.equal((await accounts.findById(ada.id))!.email, NEW_EMAIL)
+})
+
+t.test('VerifyEmailChange: a newer request replaces the pending one; a password change or a taken address outruns the link', async (t) => {
+  const { post, changeToken, token, accounts, ada, changePassword } = await accountApp(t)
+  const access = await token()
+  const first = await changeToken(access, 'first@example.net')
+  const second = await changeToken(access, 'second@example.net')
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: first }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'replaced')
+  // The typed address got an account meanwhile (allauth 65.12.1, Keycloak #43738): the link cannot take it.
+  accounts.add({ email: 'second@example.net', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: second }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'taken meanwhile')
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL)
+
+  const third = await changeToken(await token(), 'third@example.net')
+  t.equal((await changePassword({ email: EMAIL, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: third }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'outrun by a password change')
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL)
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: 'x'.repeat(66) }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'malformed')
+})
+
+t.test('VerifyEmailChange ends every other session, keeps the one that asked, and kills the old address\'s reset link', async (t) => {
+  const { post, changeToken, token, tokens, me, refresh, message } = await accountApp(t)
+  const asking = await token()
+  const other = await tokens()
+  const resetResponse = await post('/ForgotPassword', undefined, { email: EMAIL })
+  t.equal(resetResponse.statusCode, 202)
+  const reset = await message('password_reset', EMAIL)
+  const link = await changeToken(asking, NEW_EMAIL)
+  t.equal((await post('/VerifyEmailChange', undefined, { token: link })).statusCode, 204)
+  t.equal((await me(asking)).statusCode, 200, 'the session that asked goes on')
+  t.equal((await me(other.accessToken)).statusCode, 401, 'another session ended')
+  t.equal((await refresh(other.refreshToken)).statusCode, 401)
+  expectProblem(t, await post('/ResetPassword', undefined, { token: reset.token, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID')
+})
+
+t.test('RevertEmailChange gives the owner the account back after the taker changed the address twice and the password (Copenhagen Book)', async (t) => {
+  const { post, changeToken, token, login, message, accounts, ada, changePassword, tokens, me } = await accountApp(t)
+  // The taker has the password and a session.
+  const taker = await token()
+  const first = await changeToken(taker, 'taker@example.net')
+  t.equal((await post('/VerifyEmailChange', undefined, { token: first })).statusCode, 204)
+  const revert = (await message('email_changed', EMAIL)).token!
+  t.equal((await changePassword({ email: 'taker@example.net', currentPassword: PASSWORD, newPassword: 'a stolen passphrase, kept', confirmNewPassword: 'a stolen passphrase, kept' })).statusCode, 204)
+  const second = await changeToken(await token('taker@example.net', 'a stolen passphrase, kept'), 'taker2@example.net')
+  t.equal((await post('/VerifyEmailChange', undefined, { token: second })).statusCode, 204)
+  const takerSession = await tokens('taker2@example.net', 'a stolen passphrase, kept')
+
+  expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: 'other' }), 400, 'FST_PWAUTH_PASSWORD_MISMATCH')
+  expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: 'short', confirmNewPassword: 'short' }), 400, 'FST_PWAUTH_WEAK_PASSWORD')
+  t.equal((await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL, 'the old address is back')
+  t.equal((await login(EMAIL, NEW_PASSWORD)).statusCode, 200, 'with the owner\'s new password')
+  t.equal((await login('taker2@example.net', 'a stolen passphrase, kept')).statusCode, 401)
+  t.equal((await login(EMAIL, 'a stolen passphrase, kept')).statusCode, 401)
+  t.equal((await me(takerSession.accessToken)).statusCode, 401, 'the taker\'s sessions ended')
+  expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400,
+    'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'works once')
+})
+
+t.test('RevertEmailChange: an old address another account took meanwhile is not taken from it', async (t) => {
+  const { post, changeToken, token, message, accounts, ada } = await accountApp(t)
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(await token(), NEW_EMAIL) })).statusCode, 204)
+  const revert = (await message('email_changed', EMAIL)).token!
+  const other = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID')
+  t.equal((await accounts.findById(ada.id))!.email, NEW_EMAIL)
+  t.equal((await accounts.findById(other.id))!.email, EMAIL)
+})
+
+t.test('e-mail change needs deliver and a store with updateEmail, and refuses misspelt options', async (t) => {
+  const { default: Fastify } = await import('fastify')
+  const { authOptions } = await import('./helpers/app.js')
+  const { default: passwordAuth } = await import('../lib/index.js')
+  const attempt = async (extra: Record<string, unknown>) => {
+    const app = Fastify()
+    t.teardown(async () => { await app.close() })
+    return await app.register(passwordAuth, { ...await authOptions(), ...extra }).ready().then(() => 'ok', (err: Error) => err.message)
+  }
+  t.match(await attempt({ account: { emailChange: true } }), /account.emailChange needs deliver/)
+  t.match(await attempt({ account: { emailChnage: true } }), /did you mean account.emailChange/)
+  t.match(await attempt({ account: { revertTtl: 0 } }), /revertTtl/)
+  t.equal(await attempt({ account: { revertTtl: 1 } }), 'ok', 'lifetimes from 1 s')
+  const accounts = (await authOptions()).accounts
+  const noUpdate = { findByEmail: accounts.findByEmail.bind(accounts), findById: accounts.findById.bind(accounts), updatePasswordHash: accounts.updatePasswordHash.bind(accounts) }
+  t.match(await attempt({ accounts: noUpdate, deliver: () => {}, account: { emailChange: true } }), /updateEmail/)
+  t.match(await attempt({ accounts: noUpdate, account: { deletion: true } }), /delete\(\)/)
+})
