@@ -45,7 +45,12 @@ export interface ServerConfig {
   passkeyTtl: number | undefined
   /** AUTH_ACCOUNT_SELF_SERVICE=off turns e-mail change, deletion and export off; AUTH_REVERT_TTL: seconds a revert link lives. */
   accountSelfService: boolean
-  revertTtl: number | undefined
+  revertTtl: number | undefined,
+  /** AUTH_MFA_TRUST_DAYS: days a LoginMfa with rememberDevice trusts its device (default 30; 0 off; fractions to the second). */
+  mfaTrustDays: number
+  /** AUTH_PWNED_RANGE_URL: the breached-password range service (contract §20), unset for none; AUTH_PWNED_TIMEOUT_MS: its timeout. */
+  pwnedRangeUrl: string | undefined
+  pwnedTimeoutMs: number | undefined
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -54,6 +59,17 @@ function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number
   const value = Number(raw)
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`)
+  }
+  return value
+}
+
+/** A number of days from 0 to `max`, fractions allowed down to one second (a test may trust a device for 2 s). */
+function days (env: NodeJS.ProcessEnv, name: string, max: number): number | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  const value = Number(raw)
+  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value > max || (value > 0 && Math.round(value * 86_400) < 1)) {
+    throw new Error(`${name} must be a number of days from 0 to ${max} (0.0000116 is one second), not "${raw}"`)
   }
   return value
 }
@@ -106,6 +122,9 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     passkeyRpId: text(env, 'AUTH_PASSKEY_RP_ID') ?? 'localhost',
     passkeyOrigins: (text(env, 'AUTH_PASSKEY_ORIGINS') ?? `http://localhost:${integer(env, 'PORT', 0, 65535) ?? 3000}`)
       .split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
-    passkeyTtl: integer(env, 'AUTH_PASSKEY_TTL', 1, 3600)
+    passkeyTtl: integer(env, 'AUTH_PASSKEY_TTL', 1, 3600),
+    mfaTrustDays: days(env, 'AUTH_MFA_TRUST_DAYS', 400) ?? 30,
+    pwnedRangeUrl: text(env, 'AUTH_PWNED_RANGE_URL'),
+    pwnedTimeoutMs: integer(env, 'AUTH_PWNED_TIMEOUT_MS', 1, 60_000)
   }
 }

@@ -2,7 +2,7 @@ import { appendFile } from 'node:fs/promises'
 import type { PasswordAuthMessage } from '../lib/index.js'
 
 export interface MailerConfig {
-  /** AUTH_MAIL_OUTBOX: a file standing for the users' mailboxes, one JSON line per message, tokens in clear. */
+  /** AUTH_MAIL_OUTBOX: a file standing for the users' mailboxes, one JSON line per message, tokens and links in clear. */
   mailOutbox: string | undefined
   /** SMTP_URL: send through this SMTP server (e.g. smtp://user:pass@mail.example.com:587). */
   smtpUrl: string | undefined
@@ -72,6 +72,12 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
       return message.passkeyName !== undefined
         ? { subject: 'A passkey was removed', text: `The passkey "${message.passkeyName}" can no longer sign in to this account. If it was not you, reset your password now.` }
         : { subject: 'Your passkeys were removed', text: 'Support removed the passkeys of this account and ended every session. Sign in with your password.' }
+    case 'new_device_login':
+      return {
+        subject: 'A sign-in from a new device',
+        text: `Someone signed in to this account on ${new Date(message.at!).toUTCString()} from ${message.ip!}, with ${message.device!}. ` +
+          `If it was you, there is nothing to do. If not, reset your password at ${appUrl}/ and end your other sessions.`
+      }
   }
 }
 
@@ -81,7 +87,11 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
  */
 export async function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: MailerConfig): Promise<(message: PasswordAuthMessage) => Promise<void>> {
   if (mailOutbox !== undefined) {
-    return async (message) => { await appendFile(mailOutbox, `${JSON.stringify(message)}\n`) }
+    return async (message) => {
+      // The link as the mailbox would show it, beside the message's fields (the token among them).
+      const link = /https?:\/\/\S+#[\w-]+=\S+/.exec(renderMessage(message, appUrl).text)?.[0]
+      await appendFile(mailOutbox, `${JSON.stringify(link === undefined ? message : { ...message, link })}\n`)
+    }
   }
   if (smtpUrl !== undefined) {
     // Loaded only when used: a server that sends no mail does not carry nodemailer in its memory.

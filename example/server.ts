@@ -40,7 +40,7 @@ async function main (): Promise<void> {
       sessions: stores.sessions,
       attempts: stores.attempts,
       oneTimeTokens: stores.oneTimeTokens,
-      mfa: { issuer: config.mfaIssuer },
+      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, trustedDevices: stores.trustedDevices },
       mfaTtl: config.mfaTtl,
       mfaStore: stores.mfa,
       passkeys: { rpId: config.passkeyRpId, rpName: config.mfaIssuer, origins: config.passkeyOrigins },
@@ -64,7 +64,8 @@ async function main (): Promise<void> {
       rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false,
       reauthMaxAge: config.reauthMaxAge,
       account: config.accountSelfService ? { emailChange: true, deletion: true, export: true, revertTtl: config.revertTtl } : {},
-      ...(stores.activity === undefined ? {} : { admin: { activity: stores.activity } })
+      ...(stores.activity === undefined ? {} : { admin: { activity: stores.activity } }),
+      breachedPasswords: config.pwnedRangeUrl === undefined ? false : { rangeUrl: config.pwnedRangeUrl, timeoutMs: config.pwnedTimeoutMs }
     }
   })
   app.addHook('onClose', stores.close)

@@ -34,6 +34,7 @@ export { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
 export { MemoryMfaStore } from './stores/memory/mfa.js'
 export { MemoryActivityStore, type MemoryActivityStoreOptions } from './stores/memory/activity.js'
 export { MemoryPasskeyStore } from './stores/memory/passkeys.js'
+export { MemoryTrustedDeviceStore, type MemoryTrustedDeviceStoreOptions } from './stores/memory/trusted-devices.js'
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './common/errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
@@ -42,6 +43,9 @@ export { passwordAuthClientErrorHandler } from './http/client-errors.js'
 export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options.js'
 export type { Argon2Options } from './password/argon2-options.js'
 export type { PasswordPolicyOptions } from './password/policy.js'
+export type { MfaOptions } from './mfa/options.js'
+export type { DeviceDescription } from './http/user-agent.js'
+export type { BreachedPasswordsOptions } from './password/breach-options.js'
 export type { DeliverMessage, PasswordAuthMessage } from './messages/outbox.js'
 export type { LegacyHashFormat } from './password/legacy/index.js'
 export type { JwtAlgorithm, JwtKey } from './tokens/keys.js'
@@ -49,12 +53,12 @@ export type { PasswordAuthDecoratorNames } from './guard/decorators.js'
 export type { DecoratorOptions } from './guard/options.js'
 export type {
   AuthEvent, AuthEventDetails, AuthEventHandler, AuthEventType, ChangeFailureReason, LoginFailureReason, MfaRoute, RefreshFailureReason,
-  VerificationFailureReason, PasswordRoute, ResetRequiredReason
+  VerificationFailureReason, PasswordRoute, ResetRequiredReason, TrustEndReason
 } from './common/events.js'
 export type {
   AccountFields, AccountStore, AttemptOutcome, AttemptStore, MfaStore, NewSession, OneTimeToken, OneTimeTokenStore, PasswordAuthAccount, PasswordHashUpdate, Reservation, RotationResult,
   SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes, StoredAccount, StoredMfa, ThrottlePolicy,
-  ActivityRecord, ActivityStore, EmailUpdate
+  ActivityRecord, ActivityStore, EmailUpdate, NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore
 } from './stores/types.js'
 export type { PasskeyAddResult, PasskeyStore, StoredPasskey } from './stores/types.js'
 export type { PasskeyFailureReason, PasskeyRoute } from './common/events.js'

@@ -54,7 +54,7 @@ export interface ResolvedOptions {
 const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'account', 'admin',
+  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'account', 'admin', 'breachedPasswords',
   'passkeys', 'passkeyTtl', 'passkeyStore'
 ]
 

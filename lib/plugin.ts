@@ -13,10 +13,10 @@
  *                registered in (index.ts), and the answers of refused checks (refusals.ts: refuseResetRequired too)
  *   guard/ password/ mfa/ messages/ account/ (and passkeys/ to come, beside mfa/)
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
- *     password/  argon2id hashing on threads of its own and its queue, the policy (a breached-password
- *                check goes here), the credential check, legacy/ hash formats
- *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters
- *     messages/  what the host's `deliver` is handed, after the answer, and the per-address mail limit
+ *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
+ *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
+ *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
+ *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
  *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
  *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
@@ -27,7 +27,7 @@
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT), one-time tokens (reset and verification links, login challenges)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
- *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings
+ *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
  *     testing/   the store contract suites (`fastify-password-auth/testing`)
  *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, the store-call deadline, and the
  *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua)
@@ -101,8 +101,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
   fastify.addHook('onClose', async () => { await password.hasher.close() })
-  const { outbox, mailLimit } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
-  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy })
+  const { outbox, mailLimit, noticeNewDevice } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
+  const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy, emit })
   const passwordReset = config.routes.passwordReset
   const resetLinks = passwordReset === undefined ? undefined : createResetLinks({ oneTimeTokens, outbox, mailLimit, ttlMs: passwordReset.ttlMs })
   const passkeys = createPasskeys(config.passkeys, { accounts, attempts, oneTimeTokens, storeCall, emit, log, blocks: attemptThrottle.policy })
@@ -147,7 +147,9 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     resetLinks,
     account: config.account,
     activity,
-    passkeys
+    passkeys,
+    noticeNewDevice,
+    trustedDevices: mfa?.trustedDevices
   }, {
     routes: config.routes,
     answerError,

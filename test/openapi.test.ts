@@ -42,7 +42,7 @@ t.test('plain @fastify/swagger produces a valid document: every status with its 
   const change = document.paths['/Auth/ChangePassword'].post
   t.same(codesOf(change.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
   t.same(change.responses[400].content['application/problem+json'].schema.properties.reasons.items.enum,
-    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected'])
+    ['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected', 'breached'])
   t.notOk(change.responses[204].content, '204: no body')
   t.match(change.requestBody.content['application/json'].schema.properties.newPassword, { minLength: 15, maxLength: 128, description: /code points after NFC/ })
 
@@ -190,11 +190,31 @@ t.test('account self-service documents its routes, bodies and errors; Login and 
   for (const path of ['/Auth/Login', '/Auth/ChangePassword']) t.same(codesOf(document.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
 })
 
+t.test('security notices and trusted devices are documented: the sessions list\'s device, rememberDevice, the devices routes', async (t) => {
+  const app = Fastify()
+  t.teardown(async () => { await app.close() })
+  await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true })
+  await app.ready()
+  const document = app.swagger() as Doc
+  await expectValid(t, document)
+  const session = document.paths['/Auth/Sessions'].get.responses[200].content['application/json'].schema.items
+  t.match(session.properties, { device: { properties: { browser: { type: 'string' }, os: { type: 'string' }, type: { type: 'string' } } }, trustedDevice: { type: 'boolean' }, ip: { description: /trustProxy/ } })
+  const loginMfa = document.paths['/Auth/LoginMfa'].post
+  t.match(loginMfa.requestBody.content['application/json'].schema.properties.rememberDevice, { type: 'boolean' })
+  t.match(loginMfa.description, /trusted for 30 days/)
+  const devices = document.paths['/Auth/Sessions/Devices'].get.responses[200].content['application/json'].schema.items
+  t.same(Object.keys(devices.properties), ['id', 'label', 'trustedUntil', 'lastUsedAt'])
+  const remove = document.paths['/Auth/Sessions/Devices/{id}'].delete.responses
+  t.same(codesOf(remove[404]), ['FST_PWAUTH_SESSION_NOT_FOUND'])
+  t.ok(codesOf(remove[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), 'ending a trust needs a recent authentication')
+})
+
 t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
-  await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
+  await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
   await app.ready()
   const document = app.swagger()
   const bare: string[] = []
@@ -208,4 +228,26 @@ t.test('no description holds a bare <placeholder> that Markdown would read as HT
   }
   walk(document)
   t.same(bare, [])
+})
+
+t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Login, ChangePassword, Reauthenticate, Confirm and Disable; 503 where new passwords are checked', async (t) => {
+  const documentOf = async (auth: Partial<PasswordAuthOptions>): Promise<Doc> => {
+    const app = Fastify()
+    t.teardown(async () => { await app.close() })
+    // Reauthenticate names the bearer scheme: a document that defines it.
+    await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
+    await app.register(passwordAuth, { ...await authOptions(), sessionRoutes: true, ...auth })
+    await app.ready()
+    return app.swagger() as Doc
+  }
+  const plain = await documentOf({ mfa: true })
+  const document = await documentOf({ mfa: true, breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/' } })
+  await expectValid(t, document)
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate', '/Auth/Mfa/Confirm', '/Auth/Mfa/Disable']) {
+    t.same(codesOf(plain.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], `${path}: the 403 of an admin's mark, without a range service too`)
+    const forbidden = document.paths[path].post.responses[403]
+    t.same(codesOf(forbidden), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)
+    t.match(forbidden.description, /Password reset required/)
+    t.same(codesOf(document.paths[path].post.responses[503]), ['FST_PWAUTH_UNAVAILABLE'])
+  }
 })

@@ -1,9 +1,9 @@
 import t from 'tap'
-import { accountsTableSql, accountsTriggerSql, attemptsTableSql, mfaTableSql, oneTimeTokensTableSql, passkeysTableSql, sessionsTableSql } from '../lib/stores/postgres/index.js'
+import { accountsTableSql, accountsTriggerSql, attemptsTableSql, mfaTableSql, oneTimeTokensTableSql, passkeysTableSql, sessionsTableSql, trustedDevicesTableSql } from '../lib/stores/postgres/index.js'
 import { between, docBlock, MOVING_IN_GUIDE, PRODUCTION_GUIDE, repoFile } from './helpers/docs.js'
 
 // The DDL lives in lib/stores/postgres/ only; the production guide and the example show exactly what it renders.
-const schema = [accountsTableSql(), sessionsTableSql(), attemptsTableSql(), oneTimeTokensTableSql(), mfaTableSql(), passkeysTableSql()].join('\n')
+const schema = [accountsTableSql(), sessionsTableSql(), attemptsTableSql(), oneTimeTokensTableSql(), mfaTableSql(), passkeysTableSql(), trustedDevicesTableSql()].join('\n')
 
 t.test('the production guide shows the DDL the schema helpers run', async (t) => {
   t.equal(docBlock(PRODUCTION_GUIDE, 'postgres-schema'), schema)

@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: scale, login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register, mfa; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
+ * startup, forgot, register, mfa, breach; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url'
 import type { Redis } from 'ioredis'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
 import type { CeilingResult } from './ceiling.js'
+import { breachSection } from './breach.js'
 import { backgroundCpu, cpuJiffies, runChild } from './child.js'
 import { probeEnumeration } from './enumeration.js'
 import { load, merge, type LoadResult } from './load.js'
@@ -41,7 +42,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa'] as const
+const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -309,7 +310,14 @@ async function main (): Promise<void> {
     }
   }
 
-  // 11. The lockout attack with and without a known device; 12. start-up cost of the common-password list.
+  // 11. The breached-password check: Login with a warm cache against Login without it; Login while the
+  //     range service hangs. Servers of its own.
+  if (wanted('breach')) {
+    results.breach = await breachSection(defaults, seconds, ROUNDS)
+    await sampleBackground()
+  }
+
+  // 12. The lockout attack with and without a known device; 13. start-up cost of the common-password list.
   if (wanted('lockout')) {
     log('lockout attack (blocks of 1 s)')
     results.lockout = await lockoutAttack()

@@ -21,7 +21,7 @@ import fastifyJwt from '@fastify/jwt'
 import { verify } from '@node-rs/argon2'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
-import passwordAuth, { authenticate, hashPassword, type PasswordAuthAccount } from '../../lib/index.js'
+import passwordAuth, { authenticate, hashPassword, type BreachedPasswordsOptions, type PasswordAuthAccount } from '../../lib/index.js'
 import { Account } from '../account-schema.js'
 import { registerProfiler } from './profiler.js'
 import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
@@ -34,6 +34,8 @@ export type BenchServerOptions = Omit<BenchStoreOptions, 'passwordHash'> & {
   profileDir?: string
   /** Sample the hashes running every 10 ms (GET /bench/stats `hashSamples`). */
   sampleHashes?: boolean
+  /** A breached-password range service (BENCH_PWNED_RANGE_URL, …_TIMEOUT_MS, …_CACHE_SIZE); unset: none. */
+  breachedPasswords?: BreachedPasswordsOptions
 }
 
 /** The JSON every bench route answers: the example's account schema, one compiled serializer for all three. */
@@ -75,7 +77,8 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     mfa: true,
     // Reauthenticate is measured (and the session routes come with it).
     sessionRoutes: true,
-    hashing: options.hashThreads === undefined ? undefined : { threads: options.hashThreads }
+    hashing: options.hashThreads === undefined ? undefined : { threads: options.hashThreads },
+    breachedPasswords: options.breachedPasswords
   })
 
   // /open and /plain answer this account, so all three routes serialise the same shape and size.
@@ -186,7 +189,14 @@ async function main (): Promise<void> {
     pgPoolSize: env.BENCH_PG_POOL === undefined ? undefined : Number(env.BENCH_PG_POOL),
     hashThreads: env.BENCH_HASH_THREADS === undefined ? undefined : Number(env.BENCH_HASH_THREADS),
     profileDir: env.BENCH_PROFILE_DIR,
-    sampleHashes: env.BENCH_SAMPLE_HASHES === '1'
+    sampleHashes: env.BENCH_SAMPLE_HASHES === '1',
+    breachedPasswords: env.BENCH_PWNED_RANGE_URL === undefined
+      ? undefined
+      : {
+          rangeUrl: env.BENCH_PWNED_RANGE_URL,
+          timeoutMs: env.BENCH_PWNED_TIMEOUT_MS === undefined ? undefined : Number(env.BENCH_PWNED_TIMEOUT_MS),
+          cacheSize: env.BENCH_PWNED_CACHE_SIZE === undefined ? undefined : Number(env.BENCH_PWNED_CACHE_SIZE)
+        }
   })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })

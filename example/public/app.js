@@ -34,6 +34,10 @@ async function refresh () {
 /** The 401s a Refresh can cure: the access token expired (or there is none yet). A wrong password or code is not sent twice. */
 const TOKEN_PROBLEMS = ['FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_TOKEN_MISSING']
 
+/** A correct password that a data breach made public signs nobody in (contract §20): only the mailed link replaces it. */
+const RESET_REQUIRED = 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'
+const BREACHED_TEXT = 'That password appeared in a data breach, so it can no longer sign you in. We sent a link to set a new one to your e-mail address.'
+
 /** A call with the access token, refreshed and retried once when that token has expired. */
 async function call (url, init = {}) {
   const send = async () => await fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${accessToken}` } })
@@ -55,19 +59,31 @@ async function withRecentAuth (action) {
     if (code === null) return confirmed
     confirmed = await call(new URL('Reauthenticate', auth), json({ password, code }))
   }
+  if (await problemCode(confirmed) === RESET_REQUIRED) { say(BREACHED_TEXT); return confirmed }
   if (!confirmed.ok) { say('That did not work: check your password and code.'); return confirmed }
   return await action()
 }
 
-/** Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. */
-function askCode (back) {
+/**
+ * Shows the code form; resolves what was typed, or null (cancelled). Then `back` is shown. `remember`: the
+ * sign-in's second step, which offers to remember this device (resolved as { code, remember }).
+ */
+function askCode (back, { remember = false } = {}) {
+  $('remember-label').hidden = !remember
   show('code')
   return new Promise((resolve) => {
     const done = (value) => { $('code').onsubmit = null; $('code-cancel').onclick = null; $('code').reset(); show(back); resolve(value) }
-    $('code').onsubmit = (event) => { event.preventDefault(); done(new FormData($('code')).get('code')) }
+    $('code').onsubmit = (event) => {
+      event.preventDefault()
+      const form = new FormData($('code'))
+      done(remember ? { code: form.get('code'), remember: form.get('remember') === 'on' } : form.get('code'))
+    }
     $('code-cancel').onclick = () => done(null)
   })
 }
+
+/** "Chrome on macOS": what the sessions list says of a session's User-Agent (parsed by the server). */
+const deviceName = ({ browser, os }) => `${browser === 'Unknown' ? 'Unknown browser' : browser}${os === 'Unknown' ? '' : ` on ${os}`}`
 
 function askPassword () {
   show('reauth')
@@ -87,7 +103,7 @@ async function showAccount () {
   $('sessions').replaceChildren(...list.map((session) => {
     const item = document.createElement('li')
     const text = document.createElement('span')
-    text.textContent = `${session.current ? 'This browser' : session.userAgent || 'Unknown device'} `
+    text.textContent = `${deviceName(session.device)}${session.current ? ' (this browser)' : ''}${session.trustedDevice ? ', signed in without a code (trusted device)' : ''} `
     const when = document.createElement('small')
     when.textContent = `since ${new Date(session.createdAt).toLocaleString()}`
     text.append(when)
@@ -106,6 +122,7 @@ async function showAccount () {
     }
     return item
   }))
+  await showTrustedDevices()
   const mfa = await call(new URL('Mfa', auth))
   const { enabled, recoveryCodesLeft } = mfa.ok ? await mfa.json() : { enabled: false }
   $('mfa-status').textContent = enabled
@@ -115,6 +132,32 @@ async function showAccount () {
   $('mfa-off').hidden = !enabled
   await passkeys.listPasskeys()
   show('account')
+}
+
+/** The devices that sign in without a code (remembered at the code step), each removable. */
+async function showTrustedDevices () {
+  const response = await call(new URL('Sessions/Devices', auth))
+  const list = response.ok ? await response.json() : []
+  $('trusted').hidden = list.length === 0
+  $('trusted-devices').replaceChildren(...list.map((device) => {
+    const item = document.createElement('li')
+    const text = document.createElement('span')
+    text.textContent = `${device.label} `
+    const until = document.createElement('small')
+    until.textContent = `until ${new Date(device.trustedUntil).toLocaleDateString()}`
+    text.append(until)
+    const forget = document.createElement('button')
+    forget.type = 'button'
+    forget.className = 'secondary'
+    forget.textContent = 'Forget'
+    forget.onclick = async () => {
+      const removed = await withRecentAuth(async () => await call(new URL(`Sessions/Devices/${encodeURIComponent(device.id)}`, auth), { method: 'DELETE' }))
+      say(removed.ok ? 'That device needs a code again.' : '', true)
+      await showAccount()
+    }
+    item.append(text, forget)
+    return item
+  }))
 }
 
 $('mfa-on').onclick = async () => {
@@ -179,6 +222,7 @@ $('login').onsubmit = async (event) => {
   event.preventDefault()
   const form = new FormData($('login'))
   const response = await post(new URL('Login', auth), { email: form.get('email'), password: form.get('password') })
+  if (await problemCode(response) === RESET_REQUIRED) return say(BREACHED_TEXT)
   if (!response.ok) return say(response.status === 429 ? 'Too many attempts: wait a little.' : 'Wrong e-mail or password.')
   const body = await response.json()
   $('login').reset()
@@ -190,9 +234,9 @@ $('login').onsubmit = async (event) => {
 
 /** The second step of a sign-in with two-step sign-in on: a code for the challenge Login answered. */
 async function secondStep (mfaToken) {
-  const code = await askCode('login')
-  if (code === null) return say('')
-  const response = await post(new URL('LoginMfa', auth), { mfaToken, code })
+  const answer = await askCode('login', { remember: true })
+  if (answer === null) return say('')
+  const response = await post(new URL('LoginMfa', auth), { mfaToken, code: answer.code, rememberDevice: answer.remember })
   if (!response.ok) {
     say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work.')
     // The challenge survives a few wrong codes: ask again until it is used up.

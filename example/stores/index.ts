@@ -18,6 +18,7 @@ export async function createStores ({ databaseUrl, redisUrl }: Pick<ServerConfig
     sessions: redis.sessions,
     attempts: redis.attempts,
     oneTimeTokens: redis.oneTimeTokens,
+    trustedDevices: redis.trustedDevices,
     rateLimitRedis: redis.client,
     warnings: redis.warnings,
     healthCheck: async () => { await Promise.all([base.healthCheck(), redis.healthCheck()]) },

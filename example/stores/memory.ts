@@ -1,4 +1,4 @@
-import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemoryPasskeyStore, MemorySessionStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemoryPasskeyStore, MemorySessionStore, MemoryTrustedDeviceStore } from '../../lib/index.js'
 import type { ServerStores } from './types.js'
 
 /** Everything in process memory: one instance only. */
@@ -12,6 +12,7 @@ export function memoryStores (): ServerStores {
     oneTimeTokens: new MemoryOneTimeTokenStore(),
     mfa: new MemoryMfaStore(),
     passkeys: new MemoryPasskeyStore(),
+    trustedDevices: new MemoryTrustedDeviceStore(),
     seed: async (seeds) => {
       for (const { email, passwordHash, active, id } of seeds) accounts.add({ email, passwordHash, active, id })
     },

@@ -1,6 +1,6 @@
 // Accounts and second factors (and, without Redis, sessions, attempt counters and one-time tokens) in PostgreSQL. The tables are created at
-// start if missing (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql(), oneTimeTokensTableSql() and mfaTableSql(); test/postgres-docs.test.ts keeps
-// this copy equal):
+// start if missing (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql(), oneTimeTokensTableSql(), mfaTableSql() and trustedDevicesTableSql();
+// test/postgres-docs.test.ts keeps this copy equal):
 //
 // postgres-schema:begin
 //   CREATE TABLE IF NOT EXISTS "auth_accounts" (
@@ -38,11 +38,13 @@
 //     ip text NOT NULL,
 //     user_agent text NOT NULL,
 //     mfa boolean NOT NULL DEFAULT false,
-//     amr text
+//     amr text,
+//     trusted_device boolean NOT NULL DEFAULT false
 //   );
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
 //   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS amr text;
+//   ALTER TABLE "auth_sessions" ADD COLUMN IF NOT EXISTS trusted_device boolean NOT NULL DEFAULT false;
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_account_id_idx" ON "auth_sessions" (account_id);
 //   CREATE INDEX IF NOT EXISTS "auth_sessions_expiry_idx" ON "auth_sessions" (LEAST(idle_until, ends_at));
 //   CREATE TABLE IF NOT EXISTS "auth_attempts" (
@@ -163,11 +165,27 @@
 //     RETURN 'added';
 //   END
 //   $add$;
+//   CREATE TABLE IF NOT EXISTS "auth_trusted_devices_generations" (
+//     account_id text PRIMARY KEY,
+//     generation integer NOT NULL
+//   );
+//   CREATE TABLE IF NOT EXISTS "auth_trusted_devices" (
+//     account_id text NOT NULL,
+//     device_hash text NOT NULL,
+//     id text NOT NULL,
+//     label text NOT NULL,
+//     generation integer NOT NULL,
+//     created_at timestamptz NOT NULL DEFAULT now(),
+//     last_used_at timestamptz NOT NULL DEFAULT now(),
+//     trusted_until timestamptz NOT NULL,
+//     PRIMARY KEY (account_id, device_hash)
+//   );
+//   CREATE INDEX IF NOT EXISTS "auth_trusted_devices_expiry_idx" ON "auth_trusted_devices" (trusted_until);
 // postgres-schema:end
 import pg from 'pg'
 import {
   createPostgresSchema, PostgresAccountStore, PostgresActivityStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresPasskeyStore,
-  PostgresSessionStore
+  PostgresSessionStore, PostgresTrustedDeviceStore
 } from '../../lib/stores/postgres/index.js'
 import type { ServerStores, StoreLogger } from './types.js'
 
@@ -191,6 +209,7 @@ export async function postgresStores (connectionString: string, logError: StoreL
     mfa: new PostgresMfaStore({ pool }),
     passkeys: new PostgresPasskeyStore({ pool }),
     activity: new PostgresActivityStore({ pool }),
+    trustedDevices: new PostgresTrustedDeviceStore({ pool }),
     seed: async (seeds) => { for (const seed of seeds) await accounts.add(seed, { ifAbsent: true }) },
     healthCheck: async () => { await pool.query('SELECT 1') },
     close: async () => { await pool.end() }

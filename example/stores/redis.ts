@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import { RedisAttemptStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
+import { RedisAttemptStore, RedisOneTimeTokenStore, RedisSessionStore, RedisTrustedDeviceStore } from '../../lib/stores/redis/index.js'
 import { checkRedisPersistence } from './redis-persistence.js'
 import type { StoreLogger } from './types.js'
 
@@ -20,6 +20,7 @@ export async function redisStores (url: string, logError: StoreLogger) {
     sessions: new RedisSessionStore({ client }),
     attempts: new RedisAttemptStore({ client }),
     oneTimeTokens: new RedisOneTimeTokenStore({ client }),
+    trustedDevices: new RedisTrustedDeviceStore({ client }),
     healthCheck: async () => { await client.ping() },
     warnings: async () => await checkRedisPersistence(client),
     close: async () => { await client.quit().catch(() => client.disconnect()) }

@@ -1,4 +1,4 @@
-import type { AccountStore, ActivityStore, AttemptStore, MfaStore, OneTimeTokenStore, PasskeyStore, SessionStore } from '../../lib/index.js'
+import type { AccountStore, ActivityStore, AttemptStore, MfaStore, OneTimeTokenStore, PasskeyStore, SessionStore, TrustedDeviceStore } from '../../lib/index.js'
 import type { AccountSeed } from '../accounts-file.js'
 
 /** The stores the example server runs on, and what it needs to manage them. */
@@ -15,6 +15,8 @@ export interface ServerStores {
   passkeys: PasskeyStore
   /** The accounts' security events for admin.activity(); undefined means the plugin's in-memory ring. */
   activity?: ActivityStore
+  /** Devices trusted for the second factor: shared by the API's registration and the browser app's (Redis when there is one). */
+  trustedDevices: TrustedDeviceStore
   /** An ioredis client for the per-IP limit, so instances share it. */
   rateLimitRedis?: object
   /** Adds accounts that do not exist yet (idempotent). `passwordHash` is already computed. */

@@ -1,7 +1,7 @@
 import createError, { type FastifyErrorConstructor } from '@fastify/error'
 import type { FastifyError, FastifyRequest } from 'fastify'
 
-export const WEAK_PASSWORD_REASONS = Object.freeze(['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected'] as const)
+export const WEAK_PASSWORD_REASONS = Object.freeze(['too_short', 'too_long', 'same_as_current', 'contains_email', 'common', 'rejected', 'breached'] as const)
 export type WeakPasswordReason = typeof WEAK_PASSWORD_REASONS[number]
 
 /** One failed input rule, pointing into the request body (RFC 6901 JSON pointer). */
@@ -69,7 +69,7 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_MFA_STATE: {
     status: 409, title: 'Two factors not in that state', detail: 'Two factors are already on, or there is no set-up waiting for its code.'
   },
-  FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session of yours has this id.' },
+  FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session (or trusted device) of yours has this id.' },
   FST_PWAUTH_BODY_TOO_LARGE: { status: 413, title: 'Request body too large', detail: 'The request body is larger than %s bytes.' },
   FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', detail: 'The request body must be sent as application/json in UTF-8.' },
   FST_PWAUTH_TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many attempts', detail: 'Too many attempts. Try again later.', retryAfter: true },

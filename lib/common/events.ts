@@ -29,11 +29,20 @@ export type ChangeFailureReason =
  */
 export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
 
+/** Why a breached-password lookup gave no answer. */
+export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
+
 /** The routes that verify the account's current password. */
 export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable'
 
 /** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
 export type ResetRequiredReason = 'admin' | 'breached'
+
+/**
+ * Why trusts of devices for the second factor ended (contract §21): the owner removed one, or every one ended
+ * because two factors were turned on or off, the password changed or was reset, or EndOthers ran.
+ */
+export type TrustEndReason = 'removed' | 'mfa_changed' | 'password_changed' | 'password_reset' | 'sessions_ended'
 
 /** The routes that take a second-factor code. */
 export type MfaRoute = 'LoginMfa' | 'Mfa/Confirm' | 'Mfa/RecoveryCodes' | 'Mfa/Disable' | 'ResetPassword' | 'Reauthenticate' | 'ChangePassword'
@@ -66,8 +75,11 @@ export type PasskeyFailureReason =
 
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
-  /** `mfa`: the session started at LoginMfa, after a second factor. */
-  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean, passkey?: boolean }
+  /**
+   * `mfa`: the session proved a second factor (LoginMfa, or a trusted device: `trustedDevice`); `passkey`: it started
+   * with a passkey. `newDevice`: the request had no live device token of the account, so its owner is told (new_device_login).
+   */
+  | { type: 'login.succeeded', accountId: string, email: string, sessionId: string, mfa?: boolean, passkey?: boolean, trustedDevice?: boolean, newDevice?: boolean }
   /** The password was right and the account has two factors on: Login answered a challenge, no session. */
   | { type: 'login.mfa_required', accountId: string, email: string }
   /**
@@ -133,6 +145,13 @@ export type AuthEventDetails =
   /** Every end of a session but Logout's, which is the `logout` event. */
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
   /**
+   * The breached-password range service gave no answer (contract §20): `timeout`, `error` (network),
+   * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (too many lookups waiting). A `new`
+   * password then passed on the rest of the policy, or was refused with 503 (onUnavailable 'refuse'); a
+   * `current` one (Login, ChangePassword, Reauthenticate, Mfa/Confirm, Mfa/Disable) went on as if not breached.
+   */
+  | { type: 'password.breach_check_unavailable', reason: BreachCheckFailure, password: 'new' | 'current', accountId?: string }
+  /**
    * The password verified but may not be used (403 PASSWORD_RESET_REQUIRED): `admin`, an admin required a reset
    * (requirePasswordReset); `breached`, the password is known to be breached. A reset link goes out after the answer.
    */
@@ -160,6 +179,10 @@ export type AuthEventDetails =
   | { type: 'passkey.failed', route: PasskeyRoute, reason: PasskeyFailureReason, accountId?: string, passkeyId?: string }
   /** The signature counter did not grow: refused on a device-bound passkey, accepted on a synced one. */
   | { type: 'passkey.counter_regressed', accountId: string, passkeyId: string, synced: boolean, storedCounter: number, receivedCounter: number }
+  /** A LoginMfa with rememberDevice trusted its device for the second factor (contract §21). */
+  | { type: 'mfa.device_trusted', accountId: string, trustId: string }
+  /** The owner removed one trusted device (`trustId`), or every trust of the account ended (no `trustId`). */
+  | { type: 'mfa.device_trust_ended', accountId: string, trustId?: string, reason: TrustEndReason }
 
 export type AuthEvent = AuthEventDetails & {
   /** Epoch milliseconds. */
@@ -222,7 +245,10 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'passkey.removed': 'info',
   'passkey.used': 'info',
   'passkey.failed': 'warn',
-  'passkey.counter_regressed': 'warn'
+  'passkey.counter_regressed': 'warn',
+  'mfa.device_trusted': 'info',
+  'mfa.device_trust_ended': 'info',
+  'password.breach_check_unavailable': 'warn'
 }
 
 /**

@@ -47,7 +47,10 @@ export const ReauthenticateBody = Type.Object({
 export const LoginMfaBody = Type.Object({
   mfaToken: Type.String({ minLength: 1, maxLength: 1024, description: 'The mfaToken of the Login answer.' }),
   code: mfaCode(ANY_CODE),
-  deviceToken: DeviceToken
+  deviceToken: DeviceToken,
+  rememberDevice: Type.Optional(Type.Boolean({
+    description: 'Trust this device (its device token) for the second factor for mfa.trustDays: a later Login from it with the right password needs no code. Ignored while trustDays is 0.'
+  }))
 })
 
 const TOTP_CODE = 'A 6-digit code from the authenticator app.'

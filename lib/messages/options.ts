@@ -5,6 +5,7 @@ import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { MailLimit } from './mail-limit.js'
+import { createNewDeviceNotice, type NewDeviceNotice } from './new-device-notice.js'
 import { createOutbox, type DeliverMessage, type Outbox } from './outbox.js'
 
 /** The plugin options messages/ reads. */
@@ -41,7 +42,13 @@ interface Parts {
   storeCall: StoreCall
 }
 
-/** The outbox (a no-op without `deliver`) and the per-address limit of the messages a request can ask for. */
-export function createMessages ({ deliver, mailLimit }: ResolvedMessages, { emit, log, attempts, keyRing, storeCall }: Parts): { outbox: Outbox, mailLimit: MailLimit } {
-  return { outbox: createOutbox(deliver, emit, log), mailLimit: new MailLimit(attempts, mailLimit, storeCall, keyRing) }
+/**
+ * The outbox (a no-op without `deliver`), the per-address limit of the messages a request can ask for, and the
+ * notice of a sign-in from a new device.
+ */
+export function createMessages ({ deliver, mailLimit }: ResolvedMessages, { emit, log, attempts, keyRing, storeCall }: Parts):
+{ outbox: Outbox, mailLimit: MailLimit, noticeNewDevice: NewDeviceNotice } {
+  const outbox = createOutbox(deliver, emit, log)
+  const limit = new MailLimit(attempts, mailLimit, storeCall, keyRing)
+  return { outbox, mailLimit: limit, noticeNewDevice: createNewDeviceNotice(outbox, limit) }
 }

@@ -8,7 +8,9 @@ export const MESSAGE_TYPES = [
   // Account self-service (contract §19): the link to a new address, the notice to the old one, the revert link, the goodbye.
   'email_change', 'email_change_requested', 'email_changed', 'account_deleted',
   // A passkey added or removed by its owner (contract §18), or every one by an admin's removePasskeys (§22).
-  'passkey_removed', 'passkey_added'
+  'passkey_removed', 'passkey_added',
+  // A sign-in without a live device token of the account (contract §21).
+  'new_device_login'
 ] as const
 
 export interface PasswordAuthMessage {
@@ -24,6 +26,10 @@ export interface PasswordAuthMessage {
   accountId?: string
   /** passkey_added, passkey_removed: the passkey's name, for the mail. */
   passkeyName?: string
+  /** new_device_login: when (epoch milliseconds), from which address (as Fastify's trustProxy gives it) and what kind of device ("Chrome on macOS"). */
+  at?: number
+  ip?: string
+  device?: string
 }
 
 export type DeliverMessage = (message: PasswordAuthMessage) => void | Promise<void>
@@ -45,6 +51,8 @@ const CONCURRENCY = 4
 const DELIVER_TIMEOUT_MS = 30_000
 
 export interface Outbox {
+  /** Whether the host gave a `deliver`: without one, nothing is sent and no budget need be counted. */
+  readonly delivers: boolean
   /**
    * Runs `job` once the response has been sent, so neither its store calls nor its delivery shows in the
    * answer's timing. Errors are the job's to report; what escapes is logged.
@@ -88,6 +96,7 @@ export function createOutbox (deliver: DeliverMessage | undefined, emit: EmitEve
   }
 
   return {
+    delivers: deliver !== undefined,
     afterResponse (reply, job) {
       let started = false
       const run = (): void => {

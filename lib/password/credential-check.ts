@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import type { EmitEvent, LoginFailureReason } from '../common/events.js'
-import { needsUpgrade, type PasswordHasher } from './hasher.js'
+import type { EmitEvent, LoginFailureReason, ResetRequiredReason } from '../common/events.js'
+import type { BreachCheck } from './breach-options.js'
+import { needsUpgrade, normalizePassword, type PasswordHasher } from './hasher.js'
 import { readResetMark } from '../stores/reset-required.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
@@ -10,8 +11,11 @@ import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 export type PasswordCheckResult =
   | { outcome: 'accepted', account: StoredAccount, hashFormat: string, needsUpgrade: boolean }
   | { outcome: 'rejected', reason: LoginFailureReason, account: StoredAccount | null }
-  /** The password verified, but a reset is required first (an admin's requirePasswordReset): routes/refusals.ts refuseResetRequired. */
-  | { outcome: 'reset_required', account: StoredAccount }
+  /**
+   * The password verified, but may not be used: a reset is required first (`admin`, an admin's requirePasswordReset) or
+   * the range service knows it (`breached`, contract §20): routes/refusals.ts refuseResetRequired.
+   */
+  | { outcome: 'reset_required', account: StoredAccount, reason: ResetRequiredReason }
   /** `device`: the request was judged on a known device's counter. */
   | { outcome: 'throttled', retryAfter: number, device: boolean }
 
@@ -26,15 +30,19 @@ interface Dependencies {
   emit: EmitEvent
   /** Verified instead of a missing or inactive account's hash, so every failure costs one verification. */
   dummyHash: string
+  /** The breached-password range service, asked about a password only once it verified. */
+  breachCheck?: BreachCheck | undefined
 }
 
 /**
  * The password check Login and ChangePassword share: throttle reservation first, then exactly one
  * verification of the stored hash whatever its format (argon2 against a dummy hash when there is no usable
  * account or the stored hash is in no known format), then the reservation is settled with the outcome.
- * A failure that starts a block is reported once, as `login.blocked`, so the host can tell the owner.
+ * A failure that starts a block is reported once, as `login.blocked`, so the host can tell the owner. A
+ * verified password the range service knows (contract §20) is `reset_required`; a service that gives no
+ * answer lets it through (its event says so): sign-in never depends on it.
  */
-export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash }: Dependencies): CheckPassword {
+export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash, breachCheck }: Dependencies): CheckPassword {
   return async function checkPassword (request, email, password, deviceId) {
     const attempt = await throttle.begin(request, email, deviceId)
     if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter, device: deviceId !== null }
@@ -50,7 +58,7 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
         result = check.verdict !== 'verified'
           ? { outcome: 'rejected', reason: check.verdict, account }
           : resetRequired
-            ? { outcome: 'reset_required', account }
+            ? { outcome: 'reset_required', account, reason: 'admin' }
             : { outcome: 'accepted', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
       } else {
         await hasher.verify(dummyHash, password, attempt.startBy)
@@ -65,6 +73,12 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
     const blockMs = await attempt.settle(result.outcome === 'rejected' ? 'failure' : 'success')
     if (blockMs > 0) {
       emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: deviceId !== null, seconds: Math.ceil(blockMs / 1000) })
+    }
+    // Only now, with the password verified and the attempt settled: whoever lacks the password got the
+    // rejection above in the time it always takes, and the range service never hears of the attempt.
+    if (result.outcome === 'accepted' && breachCheck !== undefined &&
+      await breachCheck.check(request, normalizePassword(password), 'current', result.account.id) === 'breached') {
+      return { outcome: 'reset_required', account: result.account, reason: 'breached' }
     }
     return result
   }

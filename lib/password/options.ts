@@ -7,6 +7,7 @@ import type { AccountStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
 import { attemptLeaseMs } from './attempt-lease.js'
+import { createBreachCheck, resolveBreachedPasswords, type BreachCheck, type BreachedPasswordsOptions, type ResolvedBreachedPasswords } from './breach-options.js'
 import { createPasswordCheck, type CheckPassword } from './credential-check.js'
 import { HashQueue } from './hash-queue.js'
 import { PasswordHasher } from './hasher.js'
@@ -30,6 +31,8 @@ export interface PasswordPluginOptions {
    * system that cannot read argon2id still checks passwords against the same table.
    */
   upgradeHashes?: boolean
+  /** A breached-password range service (contract §20); off by default. */
+  breachedPasswords?: BreachedPasswordsOptions | false
 }
 
 export interface HashingOptions {
@@ -62,6 +65,7 @@ export interface ResolvedPassword {
   upgradeHashes: boolean
   /** How long an unsettled password attempt counts, from the hashing costs (password/attempt-lease.ts). */
   leaseMs: number
+  breachedPasswords: ResolvedBreachedPasswords | undefined
 }
 
 /** `storeTimeout`: a password attempt waits for three store calls at most (attemptLeaseMs). */
@@ -72,7 +76,8 @@ export function resolvePassword (options: PasswordPluginOptions, storeTimeout: n
   const policy = resolvePasswordPolicy(options.passwordPolicy)
   const hashing = resolveHashing(options.hashing)
   const legacyHashes = resolveLegacyHashes(options.legacyHashes)
-  return { argon2, pepper, policy, hashing, legacyHashes, upgradeHashes, leaseMs: attemptLeaseMs({ storeTimeout, argon2, hashing }) }
+  const breachedPasswords = resolveBreachedPasswords(options.breachedPasswords)
+  return { argon2, pepper, policy, hashing, legacyHashes, upgradeHashes, leaseMs: attemptLeaseMs({ storeTimeout, argon2, hashing }), breachedPasswords }
 }
 
 function resolvePasswordPolicy (policy: PasswordPolicyOptions | undefined): ResolvedPasswordPolicy {
@@ -132,6 +137,8 @@ export interface PasswordParts {
   checkPassword: CheckPassword
   /** Whether a Login replaces a legacy or weaker hash (the upgradeHashes option). */
   upgradeHashes: boolean
+  /** The range service's verdicts, when one is configured: the policy asks about new passwords, checkPassword about verified current ones. */
+  breachCheck: BreachCheck | undefined
 }
 
 /**
@@ -142,6 +149,7 @@ export interface PasswordParts {
 export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, storeCall, emit, log }: Parts): Promise<PasswordParts> {
   const hashQueue = new HashQueue(resolved.hashing.threads, resolved.hashing.maxQueue)
   const hasher = new PasswordHasher({ params: resolved.argon2, pepper: resolved.pepper, queue: hashQueue, legacyHashes: resolved.legacyHashes, log })
-  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash() })
-  return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy), checkPassword, upgradeHashes: resolved.upgradeHashes }
+  const breachCheck = resolved.breachedPasswords === undefined ? undefined : createBreachCheck(resolved.breachedPasswords, emit)
+  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash(), breachCheck })
+  return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy, breachCheck), checkPassword, upgradeHashes: resolved.upgradeHashes, breachCheck }
 }

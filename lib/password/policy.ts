@@ -1,5 +1,7 @@
+import type { FastifyRequest } from 'fastify'
 import { localPart } from '../stores/email.js'
-import type { WeakPasswordReason } from '../common/errors.js'
+import { requestError, type WeakPasswordReason } from '../common/errors.js'
+import type { BreachCheck } from './breach-options.js'
 import { loadCommonPasswords } from './common-passwords.js'
 import { codePointLength, normalizePassword } from './hasher.js'
 
@@ -33,17 +35,21 @@ export interface PasswordPolicy {
   /** Code points after NFC; the ChangePassword schema documents them. */
   minLength: number
   maxLength: number
-  /** The policy's objections to `newPassword` (`same_as_current` only when there is a current password); empty when it passes. */
-  evaluate (newPassword: string, currentPassword: string | undefined, email: string): Promise<WeakPasswordReason[]>
+  /**
+   * The policy's objections to `newPassword` (`same_as_current` only when there is a current password); empty
+   * when it passes. With a range service (contract §20), `breached` too; a service that gives no answer is
+   * reported and, with onUnavailable 'refuse', throws 503 UNAVAILABLE. It depends on the body alone.
+   */
+  evaluate (newPassword: string, currentPassword: string | undefined, email: string, request: FastifyRequest): Promise<WeakPasswordReason[]>
 }
 
-export function createPasswordPolicy ({ minLength, maxLength, common, check }: ResolvedPasswordPolicy): PasswordPolicy {
+export function createPasswordPolicy ({ minLength, maxLength, common, check }: ResolvedPasswordPolicy, breach?: BreachCheck): PasswordPolicy {
   // The built-in list is loaded here, at registration (once per process), not on a request.
   const isCommon = common ? loadCommonPasswords() : undefined
   return {
     minLength,
     maxLength,
-    async evaluate (newPassword, currentPassword, email) {
+    async evaluate (newPassword, currentPassword, email, request) {
       const candidate = normalizePassword(newPassword)
       const reasons: WeakPasswordReason[] = []
       const length = codePointLength(candidate)
@@ -58,6 +64,14 @@ export function createPasswordPolicy ({ minLength, maxLength, common, check }: R
       if (isCommon !== undefined && acceptableLength && isCommon(candidate)) reasons.push('common')
       if (check !== undefined && acceptableLength && !(await check(candidate, { email }))) {
         reasons.push('rejected')
+      }
+      // The range service is asked only about a password the list does not refuse already.
+      if (breach !== undefined && acceptableLength && !reasons.includes('common')) {
+        const verdict = await breach.check(request, candidate, 'new')
+        if (verdict === 'breached') reasons.push('breached')
+        if (verdict === 'unavailable' && breach.onUnavailable === 'refuse' && reasons.length === 0) {
+          throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+        }
       }
       return reasons
     }

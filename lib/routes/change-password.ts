@@ -9,7 +9,7 @@ import type { RouteContext } from './context.js'
 import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor } = context
+  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, trustedDevices } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -32,12 +32,13 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const { currentPassword, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
     const email = normalizeEmail(request.body.email)
-    const reasons = await policy.evaluate(newPassword, currentPassword, email)
+    const reasons = await policy.evaluate(newPassword, currentPassword, email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
     const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, currentPassword, deviceId)
-    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account)
+    // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account, result.reason)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'password.change_failed', reason: 'throttled', email, device: result.device }
@@ -61,8 +62,9 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
     emit(request, { type: 'password.changed', accountId: account.id, email })
-    // The new credential version already rejects every earlier token; ending the sessions tidies up the
-    // host's session list, so a store failure here does not undo the change.
+    // The new credential version already rejects every earlier token and trusted device; ending the sessions
+    // and trusts tidies up the host's lists, so a store failure here does not undo the change.
+    await trustedDevices?.endAll(request, account.id, 'password_changed')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
     return await reply.code(204).send(null)

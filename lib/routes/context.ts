@@ -2,10 +2,13 @@ import type { ResolvedAccount } from '../account/options.js'
 import type { EmitEvent } from '../common/events.js'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { MailLimit } from '../messages/mail-limit.js'
+import type { NewDeviceNotice } from '../messages/new-device-notice.js'
 import type { Outbox } from '../messages/outbox.js'
 import type { ResetLinks } from '../messages/reset-links.js'
 import type { SecondFactor } from '../mfa/second-factor.js'
 import type { Passkeys } from '../passkeys/passkeys.js'
+import type { BreachCheck } from '../password/breach-options.js'
+import type { TrustedDevices } from '../mfa/trusted-devices.js'
 import type { CheckPassword } from '../password/credential-check.js'
 import type { HashQueue } from '../password/hash-queue.js'
 import type { PasswordHasher } from '../password/hasher.js'
@@ -59,6 +62,15 @@ export interface RouteContext {
   activity: ActivityStore
   /** Passkeys, when on (they are also the account's AccountPasskeys: RevertEmailChange, DeleteAccount, Export, admin). */
   passkeys: Passkeys | undefined
+  /**
+   * Tells the owner of a sign-in without a live device token of the account (new_device_login, contract §21).
+   * Every route that starts a session after a sign-in (Login, LoginMfa, LoginPasskey) calls it; true when it was a new device.
+   */
+  noticeNewDevice: NewDeviceNotice
+  /** Devices trusted for the second factor, when two factors are on and mfa.trustDays is set. */
+  trustedDevices: TrustedDevices | undefined
+  /** The breached-password range service, when one is configured (contract §20). */
+  breachCheck: BreachCheck | undefined
 }
 
 /** The context of the routes that exist only with two factors on. */

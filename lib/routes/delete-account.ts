@@ -14,9 +14,11 @@ import { requireSecondFactorSession } from './second-factor-session.js'
  * account itself is gone, so nothing new can be started for it meanwhile.
  */
 async function forgetAccount (context: RouteContext, request: FastifyRequest, account: PasswordAuthAccount): Promise<void> {
-  const { sessionService, secondFactor, oneTimeTokens, throttle, mailLimit, passkeys, activity, storeCall } = context
+  const { sessionService, secondFactor, trustedDevices, oneTimeTokens, throttle, mailLimit, passkeys, activity, storeCall } = context
   await sessionService.forget(request, account.id)
   await secondFactor?.forget(request, account.id)
+  // Ends every trust (the records left are keyed hashes of devices, worthless without the account).
+  await trustedDevices?.endAll(request, account.id, 'sessions_ended')
   await oneTimeTokens.forget(request, account.id, ['password_reset', EMAIL_CHANGE, [EMAIL_REVERT, account.email]])
   await throttle.forget(request, account.email)
   await mailLimit.forget(request, account.email)

@@ -26,6 +26,7 @@ import { registerRegister } from './register.js'
 import { registerRevertEmailChange } from './revert-email-change.js'
 import { registerResetPassword } from './reset-password.js'
 import { registerSessionRoutes } from './sessions.js'
+import { registerTrustedDeviceRoutes } from './trusted-devices.js'
 import { registerVerifyEmail } from './verify-email.js'
 
 interface Settings {
@@ -155,6 +156,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })
       if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
       if (account.export !== undefined) registerAccountExport(app, context, account.export)
+      if (sessionRoutes && context.trustedDevices !== undefined) registerTrustedDeviceRoutes(app, context, context.trustedDevices)
     })
   }, { prefix: options.prefix })
 

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
+import { randomId } from '../common/random-id.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
 import { LoginMfaOrPasskeyBody } from '../http/passkey-schemas.js'
 import { documentedTokenReply, LoginMfaBody } from '../http/schemas.js'
@@ -19,7 +20,7 @@ const PURPOSE = 'mfa_login'
  * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
-  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys } = context
+  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, noticeNewDevice, trustedDevices } = context
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
     emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
@@ -29,7 +30,8 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
   app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginMfa', {
     schema: {
       summary: 'Finish a Login with a second factor',
-      description: 'With the mfaToken of the Login answer and a code from the authenticator app (or a recovery code): starts the session.',
+      description: 'With the mfaToken of the Login answer and a code from the authenticator app (or a recovery code): starts the session.' +
+        (trustedDevices === undefined ? '' : ` With rememberDevice: true, this device (its device token) is trusted for ${+(trustedDevices.ttlMs / 86_400_000).toFixed(5)} days (mfa.trustDays): a Login from it with the right password needs no code.`),
       tags: ['Auth'],
       // With passkeys on, one of the account's passkeys may stand instead of the code.
       body: passkeys === undefined ? LoginMfaBody : LoginMfaOrPasskeyBody,
@@ -40,9 +42,11 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       }
     }
   }, async (request, reply) => {
-    const { mfaToken, code, passkey } = request.body as Static<typeof LoginMfaOrPasskeyBody>
+    const { mfaToken, code, passkey, rememberDevice = false } = request.body as Static<typeof LoginMfaOrPasskeyBody>
     const challenge = await oneTimeTokens.find(request, mfaToken, PURPOSE)
     if (challenge === null) throw invalid(request)
+    // Read before anything is checked: an end of every trust from now on (a reset, Disable, EndOthers) outruns this one (contract §21).
+    const trustGeneration = rememberDevice && trustedDevices !== undefined ? await trustedDevices.generation(request, challenge.accountId) : undefined
     const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
@@ -67,14 +71,17 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     // Of concurrent successes with one challenge, one starts the session.
     if (await oneTimeTokens.consume(request, mfaToken, PURPOSE) === null) throw invalid(request, account.id)
 
-    const { sessionId, tokenReply } = await sessionService.start(request, account, true, accepted?.amr === undefined ? undefined : ['pwd', ...accepted.amr])
+    const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, accepted?.amr === undefined ? undefined : ['pwd', ...accepted.amr])
     // Two factors turned off (or set up anew) while the session was being created: the switch ended the
     // account's other sessions, perhaps before this one existed (contract §15).
     if (await secondFactor.enrolment(request, account.id) !== check.enrolment) {
       await sessionService.end(request, sessionId, 'mfa_changed')
       throw invalid(request, account.id)
     }
-    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, deviceId) }
+    const newDevice = noticeNewDevice(request, reply, account, deviceId)
+    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
+    const issuedDeviceId = deviceId ?? randomId()
+    if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, issuedDeviceId) }
   })
 }

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AuthEventDetails } from '../common/events.js'
 import { normalizeEmail } from '../stores/email.js'
 import { tokenBody } from '../session/token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
@@ -11,7 +12,10 @@ import type { RouteContext } from './context.js'
 import { refusePassword, refuseResetRequired } from './refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs } = context
+  const {
+    accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs,
+    noticeNewDevice, trustedDevices
+  } = context
   const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
 
   /**
@@ -41,7 +45,8 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Login', {
     schema: {
       summary: 'Log in with e-mail address and password',
-      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token; and a device token that keeps this client signing in while strangers have the address blocked. Unknown e-mail, wrong password and inactive account all get the same 401.',
+      description: 'Starts a session: a short-lived access token and, with refresh on, a refresh token; and a device token that keeps this client signing in while strangers have the address blocked. Unknown e-mail, wrong password and inactive account all get the same 401.' +
+        (trustedDevices === undefined ? '' : ' With two factors on, a device trusted for them (LoginMfa\'s rememberDevice, with its device token) gets tokens instead of a challenge.'),
       tags: ['Auth'],
       body: LoginBody,
       response: {
@@ -56,7 +61,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     const email = normalizeEmail(request.body.email)
     const deviceId = await knownDevices.recognise(request, email)
     const result = await checkPassword(request, email, request.body.password, deviceId)
-    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account)
+    if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account, result.reason)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'
         ? { type: 'login.throttled', email, retryAfter: result.retryAfter, device: result.device }
@@ -71,15 +76,23 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
         await upgradeHash(request, result.account, password, result.hashFormat)
       }
     }
-    if (secondFactor !== undefined && await secondFactor.enrolment(request, result.account.id) !== null) return await challenge(request, result.account)
-    const { sessionId, tokenReply } = await sessionService.start(request, result.account)
-    // Two factors turned on while the session was being created: the switch ended the account's other
-    // sessions, perhaps before this one existed. Read again now that it does (contract §15).
-    if (secondFactor !== undefined && await secondFactor.enrolment(request, result.account.id) !== null) {
+    const { account } = result
+    const enrolment = secondFactor === undefined ? null : await secondFactor.enrolment(request, account.id)
+    // With two factors on, only a device trusted for them (contract §21) skips the code.
+    const trust = enrolment === null || deviceId === null || trustedDevices === undefined ? null : await trustedDevices.use(request, { account, deviceId, enrolment })
+    if (enrolment !== null && trust === null) return await challenge(request, account)
+    const { sessionId, tokenReply } = await sessionService.start(request, account, trust !== null, trust !== null)
+    // Two factors switched on or off, or every trust ended, while the session was being created: the change
+    // ended the account's other sessions, perhaps before this one existed. Read again now that it does (contract §15, §21).
+    if (secondFactor !== undefined && (await secondFactor.enrolment(request, account.id) !== enrolment ||
+        (trust !== null && !await trustedDevices!.stillCurrent(request, account.id, trust.generation)))) {
       await sessionService.end(request, sessionId, 'mfa_changed')
-      return await challenge(request, result.account)
+      return await challenge(request, account)
     }
-    emit(request, { type: 'login.succeeded', accountId: result.account.id, email, sessionId })
+    const succeeded: Extract<AuthEventDetails, { type: 'login.succeeded' }> = { type: 'login.succeeded', accountId: account.id, email, sessionId }
+    if (trust !== null) succeeded.mfa = succeeded.trustedDevice = true
+    if (noticeNewDevice(request, reply, account, deviceId)) succeeded.newDevice = true
+    emit(request, succeeded)
     // Object.assign onto this request's own reply object: two spreads take V8's slow path (~1.2 µs a login).
     return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, result.account.credentialVersion, deviceId))
   })

@@ -104,7 +104,7 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContex
  * ends its own (routes/login.ts, routes/login-mfa.ts).
  */
 export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteContext): void {
-  const { secondFactor, sessionService, knownDevices, outbox, emit } = context
+  const { secondFactor, sessionService, knownDevices, outbox, emit, trustedDevices } = context
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
   const passwordNote = ' The password stands for a recent authentication: no Reauthenticate is needed.'
 
@@ -122,6 +122,8 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
     if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
     emit(request, { type: 'mfa.enabled', accountId: account.id })
+    // A new enrolment already ends every earlier trust; ending them empties the owner's list.
+    await trustedDevices?.endAll(request, account.id, 'mfa_changed')
     // This session proved the password and the code; the others proved only a password.
     await sessionService.reauthenticate(request, sessionId, true)
     await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
@@ -144,6 +146,7 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })
     if (await secondFactor.disable(request, account.id)) {
       emit(request, { type: 'mfa.disabled', accountId: account.id })
+      await trustedDevices?.endAll(request, account.id, 'mfa_changed')
       await sessionService.reauthenticate(request, sessionId, true)
       await sessionService.endOthers(request, account.id, sessionId, 'mfa_changed')
       outbox.send(request, { type: 'mfa_disabled', to: account.email, accountId: account.id })

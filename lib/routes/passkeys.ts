@@ -177,8 +177,9 @@ export function registerLoginPasskey (app: FastifyInstance, context: PasskeyRout
     if (check.outcome !== 'accepted') throw refusePasskey(check)
     const { account, amr } = check
     const deviceId = await knownDevices.recognise(request, account.email, account)
-    const { sessionId, tokenReply } = await sessionService.start(request, account, true, amr)
-    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, passkey: true })
+    const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, amr)
+    const newDevice = context.noticeNewDevice(request, reply, account, deviceId)
+    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, passkey: true, ...newDevice ? { newDevice } : {} })
     return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, deviceId) }
   })
 }

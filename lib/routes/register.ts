@@ -30,7 +30,7 @@ export function registerRegister (app: FastifyInstance, context: RouteContext, {
     const body = request.body as Record<string, unknown> & { email: string, password: string, confirmPassword: string }
     if (body.password !== body.confirmPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
     const email = normalizeEmail(body.email)
-    const reasons = await policy.evaluate(body.password, undefined, email)
+    const reasons = await policy.evaluate(body.password, undefined, email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     const fields = Object.fromEntries(fieldNames.map((name) => [name, body[name]]))
 

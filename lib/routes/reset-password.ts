@@ -16,7 +16,7 @@ import { refuseCode } from './refusals.js'
  * goes unless the host keeps them (passwordReset.keepPasskeys).
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext, { keepPasskeys }: PasswordResetRoutes): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor, passkeys } = context
+  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor, passkeys, trustedDevices } = context
 
   /**
    * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on the
@@ -63,7 +63,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     const found = await oneTimeTokens.find(request, token, 'password_reset')
     const account = await accountOfToken(request, found)
     if (account === null) throw invalid(request, found?.accountId)
-    const reasons = await policy.evaluate(newPassword, undefined, account.email)
+    const reasons = await policy.evaluate(newPassword, undefined, account.email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     await checkCode(request, reply, account, token, request.body.code)
 
@@ -81,7 +81,9 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
       throw requestError('FST_PWAUTH_RESET_TOKEN_INVALID')
     }
     emit(request, { type: 'password.reset', accountId: account.id, email: account.email })
-    // The new credential version already rejects every earlier token; these tidy up and may fail alone.
+    // The new credential version already rejects every earlier token and trusted device (a reset must
+    // leave no device that skips the code: Better Auth #2728); these tidy up and may fail alone.
+    await trustedDevices?.endAll(request, account.id, 'password_reset')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
     await throttle.reset(request, account.email).catch(() => {})
     await secondFactor?.clearFailures(request, account.id).catch(() => {})

@@ -51,7 +51,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     const found = await oneTimeTokens.find(request, token, EMAIL_REVERT)
     const oldEmail = found?.fields?.oldEmail
     if (found === null || typeof oldEmail !== 'string') throw invalid(request, 'invalid_token')
-    const reasons = await policy.evaluate(newPassword, undefined, oldEmail)
+    const reasons = await policy.evaluate(newPassword, undefined, oldEmail, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     let account = await storedAccount(request, found.accountId)
     if (account === null) throw invalid(request, 'invalid_token', found.accountId)

@@ -11,7 +11,8 @@ export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disab
 /**
  * The password of the token's own account, proved again: Login's check exactly (the per-e-mail throttle or a
  * known device's counter, one argon2 verification, one 401), reported as `session.reauthentication_failed`
- * and thrown as refusePassword's answer. A missing password is a wrong one.
+ * and thrown as refusePassword's answer. A missing password is a wrong one; a correct one that may not be used
+ * (an admin's reset mark, or breached) is refuseResetRequired's 403.
  */
 export async function proveSessionPassword (context: Pick<RouteContext, 'checkPassword' | 'emit' | 'outbox' | 'resetLinks'>, request: FastifyRequest, reply: FastifyReply,
   { account, sessionId, password, deviceId, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, deviceId: string | null, route: SessionPasswordRoute }
@@ -19,9 +20,10 @@ export async function proveSessionPassword (context: Pick<RouteContext, 'checkPa
   const { checkPassword, emit } = context
   const checked = await checkPassword(request, account.email, password ?? '', deviceId)
   // The e-mail could name another account only if the store changed under us: that is a failure too.
-  const result = checked.outcome === 'accepted' && checked.account.id !== account.id ? OTHER_ACCOUNT : checked
+  const verified = checked.outcome === 'accepted' || checked.outcome === 'reset_required'
+  const result = verified && checked.account.id !== account.id ? OTHER_ACCOUNT : checked
   if (result.outcome === 'accepted') return
-  if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, route, result.account)
+  if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, route, result.account, result.reason)
   const reported = route === 'Reauthenticate' ? {} : { route }
   emit(request, result.outcome === 'throttled'
     ? { type: 'session.reauthentication_failed', reason: 'throttled', accountId: account.id, sessionId, device: result.device, ...reported }

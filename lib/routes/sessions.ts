@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
 import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
+import { describeDevice } from '../http/user-agent.js'
 import type { SessionInfo } from '../stores/types.js'
 import type { RouteContext } from './context.js'
 
@@ -13,8 +14,14 @@ export const Session = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   lastUsedAt: Type.String({ format: 'date-time', description: 'The last Login or refresh.' }),
   expiresAt: Type.String({ format: 'date-time', description: 'When it ends unless refreshed.' }),
-  ip: Type.String(),
-  userAgent: Type.String()
+  ip: Type.String({ description: 'The client\'s address at Login, as Fastify\'s trustProxy setting gives it: never a header the server does not trust.' }),
+  userAgent: Type.String(),
+  device: Type.Object({
+    browser: Type.String({ description: 'e.g. "Chrome", "Safari"; "Unknown" when the User-Agent names none.' }),
+    os: Type.String({ description: 'e.g. "macOS", "Android"; "Unknown" when the User-Agent names none.' }),
+    type: Type.String({ description: '"desktop", "mobile", "tablet", "tv", "bot" or "unknown".' })
+  }, { description: 'What the User-Agent at Login says, parsed by bowser.' }),
+  trustedDevice: Type.Boolean({ description: 'True when a device trusted for the second factor stood for the code at Login.' })
 })
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -28,7 +35,9 @@ export function sessionView (session: SessionInfo, currentId: string): Static<ty
     lastUsedAt: iso(session.lastUsedAt),
     expiresAt: iso(session.expiresAt),
     ip: session.ip,
-    userAgent: session.userAgent
+    userAgent: session.userAgent,
+    device: describeDevice(session.userAgent),
+    trustedDevice: session.trustedDevice === true
   }
 }
 
@@ -38,7 +47,7 @@ export function sessionView (session: SessionInfo, currentId: string): Static<ty
  * Ending needs a recent password proof (reauthMaxAge), so a stolen access token alone cannot lock the
  * owner out of their other devices.
  */
-export function registerSessionRoutes (app: FastifyInstance, { sessionService, reauthMaxAge }: RouteContext): void {
+export function registerSessionRoutes (app: FastifyInstance, { sessionService, reauthMaxAge, trustedDevices }: RouteContext): void {
   const recent = [authenticate, requireRecentAuthentication(reauthMaxAge)]
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
 
@@ -84,7 +93,8 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
     onRequest: recent,
     schema: {
       summary: 'End every session but this one',
-      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate). The body is ignored.`,
+      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate). The body is ignored.` +
+        (trustedDevices === undefined ? '' : ' Every device trusted for the second factor needs a code again.'),
       tags: ['Sessions'],
       security: [{ bearerAuth: [] }],
       response: {
@@ -93,6 +103,10 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
       }
     }
   }, async (request) => {
-    return { ended: await sessionService.endOthers(request, accountOf(request)!.id, sessionOf(request)!.id, 'ended_by_user') }
+    const accountId = accountOf(request)!.id
+    // Trusts first: a Login from a trusted device that races this ends the session it started (routes/login.ts).
+    // Fails closed: no session is ended while a trust that should end with them might live on.
+    if (trustedDevices !== undefined && !await trustedDevices.endAll(request, accountId, 'sessions_ended')) throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+    return { ended: await sessionService.endOthers(request, accountId, sessionOf(request)!.id, 'ended_by_user') }
   })
 }

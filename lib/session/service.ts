@@ -68,18 +68,18 @@ export class SessionService {
   }
 
   /**
-   * Starts a session for an account that just proved its password (and, `mfa`, a second factor), or a
-   * passkey (`amr` its methods, with mfa).
+   * Starts a session for an account that just proved its password (and, `mfa`, a second factor; `trustedDevice`:
+   * a device trusted for it stood for the code, contract §21), or a passkey (`amr` its methods, with mfa).
    */
-  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, amr?: readonly string[]): Promise<{ sessionId: string, tokenReply: TokenReply }> {
+  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, trustedDevice = false, amr?: readonly string[]): Promise<{ sessionId: string, tokenReply: TokenReply }> {
     const sessionId = randomId()
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)
     const times = await this.#storeCall(request.log, 'sessions.create', () => this.#store.create({
-      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa, ...amr === undefined ? {} : { amr: [...amr] }
+      id: sessionId, accountId: account.id, credentialVersion: account.credentialVersion, keyId, ip: request.ip, userAgent, mfa, trustedDevice, ...amr === undefined ? {} : { amr: [...amr] }
     }, this.policy))
     this.#emit(request, { type: 'session.started', accountId: account.id, sessionId })
-    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa, amr) }
+    return { sessionId, tokenReply: this.#tokenReply(account, sessionId, 0, keyId, times, mfa, trustedDevice, amr) }
   }
 
   /** Exchanges a refresh token for new tokens; every failure is one 401 REFRESH_TOKEN_INVALID. */
@@ -103,7 +103,7 @@ export class SessionService {
         await this.#store.rotate(sessionId, generation, this.#refreshTokens.currentKeyId, this.policy))
       if ((result.outcome === 'rotated' || result.outcome === 'grace') && account !== null) {
         this.#emit(request, { type: 'session.refreshed', accountId: account.id, sessionId, grace: result.outcome === 'grace' })
-        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true, result.amr)
+        return this.#tokenReply(account, sessionId, result.generation, result.keyId, result, result.mfa === true, result.trustedDevice === true, result.amr)
       }
       if (result.outcome === 'reused') {
         this.#emit(request, { type: 'session.reuse_detected', accountId: result.accountId, sessionId })
@@ -188,8 +188,8 @@ export class SessionService {
     return result.outcome === 'ended' || result.outcome === 'idle' || result.outcome === 'expired' ? result.outcome : 'unknown'
   }
 
-  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean, amr?: readonly string[]): TokenReply {
-    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa, amr }
+  #tokenReply (account: PasswordAuthAccount, sessionId: string, generation: number, keyId: string, times: SessionTimes, mfa: boolean, trustedDevice: boolean, amr?: readonly string[]): TokenReply {
+    const subject = { accountId: account.id, sessionId, credentialVersion: account.credentialVersion, mfa, trustedDevice, amr }
     const reply: TokenReply = this.#accessTokens.issue(subject, Date.now() + times.expiresInMs)
     if (this.refreshEnabled) {
       reply.refreshToken = this.#refreshTokens.mint({ sessionId, generation, createdAt: times.createdAt }, keyId)

@@ -117,6 +117,8 @@ export interface NewSession {
    * rotate() hands it back so refreshed tokens keep it. A store that leaves it out loses only that detail.
    */
   amr?: string[]
+  /** Whether a trusted device stood for the second factor (contract §21); stores written before it may leave it out (false). */
+  trustedDevice?: boolean
 }
 
 /** What a store knows of a live session. */
@@ -127,6 +129,8 @@ export interface SessionState {
   authenticatedAt: number
   /** Whether the account proved a second factor in this session (LoginMfa, or a code since); missing means false. */
   mfa?: boolean
+  /** Whether the session started from a device trusted for the second factor (contract §21); missing means false. */
+  trustedDevice?: boolean
 }
 
 /** A live session as the host API lists it. Times are epoch milliseconds of the store's clock. */
@@ -142,6 +146,8 @@ export interface SessionInfo {
   expiresAt: number
   ip: string
   userAgent: string
+  /** The session started by a Login from a device trusted for the second factor (contract §21); missing means false. */
+  trustedDevice?: boolean
 }
 
 /** Where a session stands after rotate(), with times from the store's own clock. */
@@ -405,4 +411,50 @@ export interface PasskeyStore {
   remove (accountId: string, credentialId: string): Promise<boolean>
   /** Removes every passkey of the account; resolves how many. */
   removeAll (accountId: string): Promise<number>
+}
+
+/** A device trusted for an account's second factor (contract §21), as the owner's list shows it. Times are epoch milliseconds of the store's clock. */
+export interface TrustedDeviceInfo {
+  /** Random and public: names the trust in the owner's list and in its removal. */
+  id: string
+  /** What a person reads ("Chrome on macOS"). */
+  label: string
+  createdAt: number
+  /** When the trust ends by itself. */
+  trustedUntil: number
+  /** Its last Login without a code (its creation until then). */
+  lastUsedAt: number
+}
+
+/** A trust to store: the public id, a keyed hash of the device (worthless without the server's keys), the label. */
+export interface NewTrustedDevice {
+  id: string
+  deviceHash: string
+  label: string
+}
+
+/**
+ * Devices trusted for an account's second factor (contract §21). Each account has a generation (0 before
+ * any), and each trust carries the generation it was made in: only a trust of the account's current
+ * generation, and not past `trustedUntil`, is live. endAll() advances the generation atomically, so it ends
+ * every trust at once, including one a concurrent trust() was writing with the generation it read before.
+ * The store holds keyed hashes of devices, never a device token. Times are the store's own clock.
+ */
+export interface TrustedDeviceStore {
+  /** The account's current generation. */
+  generation (accountId: string): Promise<number>
+  /**
+   * Trusts a device for `ttlMs`, made in `generation` (read with generation() before the caller checked
+   * anything). A live trust of the same deviceHash is replaced. Resolves false, storing nothing live, when
+   * the account's generation is no longer `generation`.
+   */
+  trust (accountId: string, device: NewTrustedDevice, ttlMs: number, generation: number): Promise<boolean>
+  /** The live trust whose deviceHash is one of `deviceHashes`, its lastUsedAt moved to now; null if there is none. */
+  use (accountId: string, deviceHashes: string[]): Promise<{ id: string, generation: number } | null>
+  /** The account's live trusts, oldest first. */
+  list (accountId: string): Promise<TrustedDeviceInfo[]>
+  /** Ends one live trust of the account; false if it has no live trust with that id. */
+  remove (accountId: string, id: string): Promise<boolean>
+  /** Ends every trust of the account: advances its generation by one, atomically; resolves the new generation. */
+  endAll (accountId: string): Promise<number>
 }

@@ -17,3 +17,4 @@ export { CONTRACT_SESSION_POLICY, sessionStoreContract, type SessionStoreHarness
 export { oneTimeTokenStoreContract, type OneTimeTokenStoreHarness } from './one-time-token-store.js'
 export { mfaStoreContract, type MfaStoreHarness } from './mfa-store.js'
 export { passkeyStoreContract, samplePasskey, type PasskeyStoreHarness } from './passkey-store.js'
+export { trustedDeviceStoreContract, type TrustedDeviceStoreHarness } from './trusted-device-store.js'

@@ -67,8 +67,8 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         assert.equal(await store.get(newSession().id), null)
         const [listed, ...others] = await store.list('account-1')
         assert.equal(others.length, 0)
-        assert.deepEqual({ ...listed, createdAt: 0, lastUsedAt: 0, authenticatedAt: 0, expiresAt: 0 },
-          { id: session.id, accountId: 'account-1', createdAt: 0, lastUsedAt: 0, authenticatedAt: 0, expiresAt: 0, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (contract)' })
+        assert.deepEqual({ ...listed, createdAt: 0, lastUsedAt: 0, authenticatedAt: 0, expiresAt: 0, trustedDevice: listed?.trustedDevice === true },
+          { id: session.id, accountId: 'account-1', createdAt: 0, lastUsedAt: 0, authenticatedAt: 0, expiresAt: 0, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (contract)', trustedDevice: false })
         assert.equal(listed!.createdAt, times.createdAt)
         assert.equal(listed!.authenticatedAt, times.createdAt)
         assert.equal(listed!.lastUsedAt, times.createdAt)
@@ -307,6 +307,21 @@ export function sessionStoreContract (harness: SessionStoreHarness): ContractChe
         assert.deepEqual(await store.list('account-1'), [])
         assert.deepEqual(await store.forget('account-1'), [])
         assert.notEqual(await store.get(other.id), null, 'another account keeps its session')
+      }
+    },
+    {
+      name: 'a session started from a trusted device is listed as one, with its second factor',
+      async run () {
+        const store = await fresh()
+        const trusted = newSession({ mfa: true, trustedDevice: true })
+        await store.create(trusted, policy)
+        await store.create(newSession({ mfa: true }), policy)
+        assert.equal((await store.get(trusted.id))?.mfa, true)
+        const rotated = live(await store.rotate(trusted.id, 0, 'key-a', policy), 'rotated', 1)
+        assert.equal(rotated.mfa, true)
+        assert.equal(rotated.trustedDevice, true, 'a rotation says so, for the next access token\'s amr')
+        const listed = await store.list('account-1')
+        assert.deepEqual(listed.map((s) => [s.id === trusted.id, s.trustedDevice === true]).sort(), [[false, false], [true, true]])
       }
     }
   ]

@@ -55,7 +55,8 @@ export interface AccessTokenConfig {
 
 /**
  * The claims of an accepted access token. `cv` is the account's credential version, `sid` its session,
- * `amr` how the session was authenticated (RFC 8176): `["pwd"]`, or `["pwd", "otp", "mfa"]` with a second factor.
+ * `amr` how the session was authenticated (RFC 8176): `["pwd"]`, or `["pwd", "otp", "mfa"]` with a second factor, or
+ * `["pwd", "mfa"]` when a device trusted for it stood for the code.
  */
 export interface AccessTokenClaims {
   sub: string
@@ -84,10 +85,13 @@ export interface AccessTokenSubject {
   mfa?: boolean
   /** The `amr` claim when it is not the password's (a passkey: `["hwk", "mfa"]` or `["swk", "mfa"]`). */
   amr?: readonly string[]
+  /** Whether a device trusted for the second factor stood for it (contract §21): `amr` is then ["pwd", "mfa"]. */
+  trustedDevice?: boolean
 }
 
 const AMR_PASSWORD = Object.freeze(['pwd'])
 const AMR_MFA = Object.freeze(['pwd', 'otp', 'mfa'])
+const AMR_TRUSTED_DEVICE = Object.freeze(['pwd', 'mfa'])
 
 const TOKEN_TYPE = 'at+jwt'
 const HEADER_FIELDS = ['alg', 'typ', 'kid']
@@ -131,10 +135,10 @@ export class AccessTokens {
   }
 
   /** A token for the subject, expiring after `expiresIn` or at `notAfterMs` (the session's end), whichever is first. */
-  issue ({ accountId, sessionId, credentialVersion, mfa = false, amr }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
+  issue ({ accountId, sessionId, credentialVersion, mfa = false, trustedDevice = false, amr }: AccessTokenSubject, notAfterMs = Infinity): IssuedAccessToken {
     const iat = Math.floor(Date.now() / 1000)
     const exp = Math.min(iat + this.expiresIn, Math.floor(notAfterMs / 1000))
-    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomId(), cv: credentialVersion, amr: amr ?? (mfa ? AMR_MFA : AMR_PASSWORD), iat, exp })
+    const accessToken = this.#sign({ sub: accountId, sid: sessionId, jti: randomId(), cv: credentialVersion, amr: amr ?? (trustedDevice ? AMR_TRUSTED_DEVICE : mfa ? AMR_MFA : AMR_PASSWORD), iat, exp })
     return { accessToken, tokenType: 'Bearer', expiresIn: exp - iat }
   }
 

@@ -29,7 +29,9 @@ const DERIVED_KEYS = {
    */
   'attempt-key': 'all',
   /** tokens/one-time-tokens.ts: reset and verification links, login challenges; made under the first key, looked up under each. */
-  'one-time-token': 'all'
+  'one-time-token': 'all',
+  /** mfa/trusted-devices.ts: devices trusted for the second factor, hashed with the first key and found under every one. */
+  'trusted-device': 'all'
 } as const satisfies Record<string, Rotation>
 
 export type KeyPurpose = keyof typeof DERIVED_KEYS

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 
 /** A message as the example server appends it to AUTH_MAIL_OUTBOX. */
-export interface OutboxMessage { type: string, to: string, token?: string, expiresAt?: number, accountId?: string }
+export interface OutboxMessage { type: string, to: string, token?: string, link?: string, expiresAt?: number, accountId?: string }
 
 /** The messages in the outbox file so far (none while it does not exist). */
 export async function outboxMessages (file: string): Promise<OutboxMessage[]> {

@@ -36,15 +36,19 @@ async function resetWith (t: Test, server: ServerProcess, token: string): Promis
 
 t.test('AUTH_MAIL_OUTBOX: each message is one JSON line with its token in clear, and the link resets the password', async (t) => {
   const outbox = join(tmpdir(), `outbox-${process.pid}-${Date.now().toString(36)}.jsonl`)
-  const server = await startServer(t, { AUTH_ACCOUNTS_FILE: await accountsFile(), AUTH_MAIL_OUTBOX: outbox, JWT_SECRET: 'x'.repeat(40) })
+  const server = await startServer(t, { AUTH_ACCOUNTS_FILE: await accountsFile(), AUTH_MAIL_OUTBOX: outbox, JWT_SECRET: 'x'.repeat(40), APP_URL: 'https://app.example.com' })
   t.equal((await post(`${server.url}/Auth/ForgotPassword`, { email: 'ada@example.com' })).status, 202)
   t.equal((await post(`${server.url}/Auth/ForgotPassword`, { email: 'nobody@example.com' })).status, 202)
   const lines = [await outboxMessage(outbox, 'password_reset')]
   t.match(lines, [{ type: 'password_reset', to: 'ada@example.com', token: /^[\w-]{22}\.[\w-]{43}$/, expiresAt: Number, accountId: String }])
+  t.equal(lines[0]!.link, `https://app.example.com/#token=${lines[0]!.token!}`, 'the link the mailbox would show, built from the configured address')
   await resetWith(t, server, lines[0]!.token!)
   const changed = await outboxMessage(outbox, 'password_changed')
   t.match(changed, { type: 'password_changed', to: 'ada@example.com' })
-  t.equal((await outboxMessages(outbox)).length, 2, 'nothing for the unknown address')
+  t.equal(changed.link, undefined, 'a notice without a link has none')
+  await outboxMessage(outbox, 'new_device_login')
+  t.same((await outboxMessages(outbox)).map(({ type }) => type).sort(), ['new_device_login', 'password_changed', 'password_reset'],
+    'nothing for the unknown address (the new-device notice is the sign-in that proved the new password)')
   t.notOk(server.output().includes(lines[0]!.token!), 'the token is in the outbox, nowhere in the server\'s output')
 })
 

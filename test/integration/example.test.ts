@@ -98,8 +98,40 @@ t.test('configuration mistakes stop the server with a clear message', async (t) 
     [{ PORT: 'eighty' }, /PORT must be a whole number from 0 to 65535/],
     [{ AUTH_TOKEN_TTL: '0' }, /AUTH_TOKEN_TTL must be a whole number from 1 to 86400/],
     [{ AUTH_RATE_LIMIT: 'maybe' }, /AUTH_RATE_LIMIT must be "on" or "off"/],
-    [{ AUTH_MAIL_LIMIT: '0' }, /AUTH_MAIL_LIMIT must be a whole number from 1 to 1000/]
+    [{ AUTH_MAIL_LIMIT: '0' }, /AUTH_MAIL_LIMIT must be a whole number from 1 to 1000/],
+    [{ AUTH_MFA_TRUST_DAYS: 'a month' }, /AUTH_MFA_TRUST_DAYS must be a number of days from 0 to 400/],
+    [{ AUTH_MFA_TRUST_DAYS: '-1' }, /AUTH_MFA_TRUST_DAYS/],
+    [{ AUTH_MFA_TRUST_DAYS: '401' }, /AUTH_MFA_TRUST_DAYS/],
+    [{ AUTH_MFA_TRUST_DAYS: '0.000001' }, /AUTH_MFA_TRUST_DAYS/],
+    [{ AUTH_PWNED_TIMEOUT_MS: '0' }, /AUTH_PWNED_TIMEOUT_MS must be a whole number from 1 to 60000/]
   ] as const) t.throws(() => readConfig(env), message, JSON.stringify(env))
+  t.equal(readConfig({}).mfaTrustDays, 30, 'AUTH_MFA_TRUST_DAYS: 30 days by default')
+  t.equal(readConfig({ AUTH_MFA_TRUST_DAYS: '0' }).mfaTrustDays, 0, '0: off')
+  t.equal(readConfig({ AUTH_MFA_TRUST_DAYS: '0.0000116' }).mfaTrustDays, 0.0000116, 'one second, for tests')
+  t.equal(resolveOptions({ accounts: new MemoryAccountStore(), jwt: { secret: 'x'.repeat(32) }, mfa: { trustDays: 0.0000116 } }).mfa!.trustMs, 1000)
   t.throws(() => resolveOptions({ accounts: new MemoryAccountStore(), jwt: { keys: [{ secret: 'x'.repeat(32) }, { secret: 'short' }] } }),
     /jwt\.keys\[1\]\.secret must be at least 32 bytes long/, 'JWT_PREVIOUS_SECRETS become keys after the first')
+})
+
+t.test('AUTH_PWNED_RANGE_URL and AUTH_PWNED_TIMEOUT_MS: a breached demo password answers 403 with a reset link; a hung service delays Login by the timeout at most', async (t) => {
+  const { mkdtemp } = await import('node:fs/promises')
+  const { join } = await import('node:path')
+  const { tmpdir } = await import('node:os')
+  const { startRangeServer } = await import('../helpers/range-server.js')
+  const { outboxMessage } = await import('../helpers/outbox.js')
+  const range = await startRangeServer(t)
+  const outbox = join(await mkdtemp(join(tmpdir(), 'example-breach-')), 'outbox.jsonl')
+  const server = await startServer(t, { AUTH_MAIL_OUTBOX: outbox, AUTH_PWNED_RANGE_URL: range.url, AUTH_PWNED_TIMEOUT_MS: '500' })
+  const [, email, password] = /Demo account: (\S+) \/ (\S+)/.exec(server.output())!
+  range.mode = 'hang'
+  const started = performance.now()
+  t.equal((await post(`${server.url}/Auth/Login`, { email, password })).status, 200, 'the hung service does not stop Login')
+  t.ok(performance.now() - started < 1500, `within the 500 ms timeout and the hash (${(performance.now() - started).toFixed(0)} ms)`)
+  range.mode = 'ok'
+  range.breach(password!)
+  const refused = await post(`${server.url}/Auth/Login`, { email, password })
+  t.equal(refused.status, 403)
+  t.equal((await refused.json() as { code: string }).code, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  t.match(await outboxMessage(outbox, 'password_reset', email), { to: email, token: String })
+  t.ok(range.requests.every(({ path, headers }) => /^[0-9A-F]{5}$/.test(path) && headers['add-padding'] === 'true'))
 })

@@ -2,9 +2,10 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { Cluster } from 'ioredis'
 import t from 'tap'
 import type { MemoryAccountStore } from '../../lib/index.js'
-import { RedisAttemptStore, RedisMfaStore, RedisOneTimeTokenStore, RedisPasskeyStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
+import { RedisAttemptStore, RedisMfaStore, RedisOneTimeTokenStore, RedisPasskeyStore, RedisSessionStore, RedisTrustedDeviceStore } from '../../lib/stores/redis/index.js'
 import {
-  attemptStoreContract, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract, type ContractCheck
+  attemptStoreContract, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract, trustedDeviceStoreContract,
+  type ContractCheck
 } from '../../lib/testing/index.js'
 import { buildTestApp, EMAIL, type TestApp } from '../helpers/app.js'
 import { redisClusterUnavailable, startRedisCluster } from '../helpers/redis-cluster.js'
@@ -19,7 +20,8 @@ const STORES: Array<{ name: string, contract: (client: Cluster, prefix: Prefix) 
   { name: 'RedisAttemptStore', contract: (client, prefix) => attemptStoreContract({ create: async (ns) => new RedisAttemptStore({ client, prefix: prefix(ns) }) }) },
   { name: 'RedisOneTimeTokenStore', contract: (client, prefix) => oneTimeTokenStoreContract({ create: async (ns) => new RedisOneTimeTokenStore({ client, prefix: prefix(ns) }) }) },
   { name: 'RedisMfaStore', contract: (client, prefix) => mfaStoreContract({ create: async (ns) => new RedisMfaStore({ client, prefix: prefix(ns) }) }) },
-  { name: 'RedisPasskeyStore', contract: (client, prefix) => passkeyStoreContract({ create: async (ns) => new RedisPasskeyStore({ client, prefix: prefix(ns) }) }) }
+  { name: 'RedisPasskeyStore', contract: (client, prefix) => passkeyStoreContract({ create: async (ns) => new RedisPasskeyStore({ client, prefix: prefix(ns) }) }) },
+  { name: 'RedisTrustedDeviceStore', contract: (client, prefix) => trustedDeviceStoreContract({ create: async (ns) => new RedisTrustedDeviceStore({ client, prefix: prefix(ns) }) }) }
 ]
 
 // Nearly every attempt check uses the key 'key', whose hash tag pins it to one slot whatever the plain

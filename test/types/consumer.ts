@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import passwordAuth, {
   authenticate, authenticated, optionalAuthenticate, requireMfa, requireRecentAuthentication, type PasswordAuthSession, authenticateResponses, fastifyPasswordAuth, hashPassword, MemoryAccountStore, MemoryMfaStore, MemorySessionStore,
-  type AccountStore, type MfaStore, type AuthenticatedRequest, type AuthEvent, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount
+  type AccountStore, type MfaStore, type AuthenticatedRequest, type AuthEvent, type BreachedPasswordsOptions, type PasswordAuthAccount, type PasswordAuthMessage, type PasswordAuthOptions, type StoredAccount,
+  MemoryTrustedDeviceStore, type TrustedDeviceStore
 } from 'fastify-password-auth'
 import { accountsTriggerSql, PostgresAccountStore, type Queryable } from 'fastify-password-auth/postgres'
 
@@ -60,7 +61,13 @@ const options: PasswordAuthOptions = {
       const reason: 'unknown_account' | 'wrong_password' | 'inactive_account' | 'unsupported_hash' = event.reason
       console.log(reason, event.email, event.requestId)
     }
-  }
+    if (event.type === 'password.breach_check_unavailable') {
+      const why: 'timeout' | 'error' | 'status' | 'garbage' | 'busy' = event.reason
+      console.log(why, event.password)
+    }
+    if (event.type === 'password.reset_required') console.log(event.route, event.reason, event.accountId)
+  },
+  breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/', timeoutMs: 1500, cacheTtl: 86400, cacheSize: 1000, onUnavailable: 'refuse' } satisfies BreachedPasswordsOptions
 }
 
 const app = Fastify()
@@ -133,9 +140,11 @@ await app.register(passwordAuth, { accounts })
 // Sign-up and password reset: the messages are typed, their token optional.
 const deliver = async (message: PasswordAuthMessage): Promise<void> => {
   const kind: 'password_reset' | 'password_changed' | 'verify_email' | 'account_exists' | 'mfa_enabled' | 'mfa_disabled' | 'mfa_code_failed' |
-    'email_change' | 'email_change_requested' | 'email_changed' | 'account_deleted' | 'passkey_removed' | 'passkey_added' = message.type
+    'email_change' | 'email_change_requested' | 'email_changed' | 'account_deleted' | 'passkey_removed' | 'passkey_added' | 'new_device_login' = message.type
   const link: string | undefined = message.token === undefined ? undefined : `https://app.example.com/#token=${message.token}`
-  console.log(kind, message.to, link, message.expiresAt?.toFixed())
+  // new_device_login: when, from where, on what.
+  const device: string | undefined = message.type === 'new_device_login' ? `${message.device ?? ''} ${message.ip ?? ''} ${message.at?.toFixed() ?? ''}` : undefined
+  console.log(kind, message.to, link, message.expiresAt?.toFixed(), device)
 }
 await app.register(async (signUp) => {
   await signUp.register(passwordAuth, {
@@ -174,3 +183,13 @@ const reset: boolean = await app.passwordAuth.admin.requirePasswordReset('id', {
 // @ts-expect-error the acting admin is required
 await app.passwordAuth.admin.unblock('ada@example.com')
 console.log(records, reset)
+// Trusted devices (contract §21): the option, the stores, their contract.
+const trustStore: TrustedDeviceStore = new MemoryTrustedDeviceStore()
+await app.register(async (trusting) => {
+  await trusting.register(passwordAuth, { accounts, jwt: { secret: 'x'.repeat(32) }, sessionRoutes: true, mfa: { issuer: 'App', trustDays: 30, trustedDevices: trustStore } })
+})
+// @ts-expect-error trustDays is a number of days
+await app.register(passwordAuth, { accounts, jwt: { secret: 'x'.repeat(32) }, mfa: { trustDays: '30' } })
+const { trustedDeviceStoreContract } = await import('fastify-password-auth/testing')
+const trustChecks: Array<{ name: string, run: () => Promise<void> }> = trustedDeviceStoreContract({ create: async () => trustStore })
+console.log(trustChecks.length)

@@ -138,8 +138,8 @@ export class MemorySessionStore implements SessionStore {
     for (const id of this.#byAccount.get(accountId) ?? []) {
       const entry = this.#entries.get(id)!
       if (!isLive(entry, now)) continue
-      const { ip, userAgent } = entry.session
-      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent })
+      const { ip, userAgent, trustedDevice = false } = entry.session
+      sessions.push({ id, accountId, createdAt: entry.createdAt, lastUsedAt: entry.lastUsedAt, authenticatedAt: entry.authenticatedAt, expiresAt: expiresAt(entry), ip, userAgent, trustedDevice })
     }
     return sessions
   }
@@ -151,7 +151,16 @@ export class MemorySessionStore implements SessionStore {
 
   #current (entry: Entry, now: number) {
     const { accountId, credentialVersion } = entry.session
-    const current = { generation: entry.generation, keyId: entry.keyId, accountId, credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa, ...times(entry, now) }
+    const current = {
+      generation: entry.generation,
+      keyId: entry.keyId,
+      accountId,
+      credentialVersion,
+      authenticatedAt: entry.authenticatedAt,
+      mfa: entry.mfa,
+      trustedDevice: entry.session.trustedDevice === true,
+      ...times(entry, now)
+    }
     return entry.amr === undefined ? current : { ...current, amr: [...entry.amr] }
   }
 

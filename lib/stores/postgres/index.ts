@@ -7,6 +7,7 @@ import { oneTimeTokensTableSql } from './one-time-tokens.js'
 import { passkeysTableSql } from './passkeys.js'
 import { sessionsTableSql } from './sessions.js'
 import type { Queryable } from './sql.js'
+import { trustedDevicesTableSql } from './trusted-devices.js'
 
 export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
 export type {
@@ -20,6 +21,7 @@ export { oneTimeTokensTableSql, PostgresOneTimeTokenStore, type PostgresOneTimeT
 export { PostgresSessionStore, sessionsTableSql, type PostgresSessionStoreOptions } from './sessions.js'
 export { passkeysTableSql, PostgresPasskeyStore, type PostgresPasskeyStoreOptions } from './passkeys.js'
 export type { Queryable } from './sql.js'
+export { PostgresTrustedDeviceStore, trustedDevicesTableSql, type PostgresTrustedDeviceStoreOptions } from './trusted-devices.js'
 
 /**
  * Creates the plugin's tables, indexes and trigger if they do not exist yet. Idempotent, and safe when
@@ -28,8 +30,8 @@ export type { Queryable } from './sql.js'
  */
 export async function createPostgresSchema (
   pool: Queryable,
-  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable, passkeysTable }: {
-    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string, passkeysTable?: string
+  { accountsTable, sessionsTable, attemptsTable, oneTimeTokensTable, mfaTable, activityTable, passkeysTable, trustedDevicesTable }: {
+    accountsTable?: string, sessionsTable?: string, attemptsTable?: string, oneTimeTokensTable?: string, mfaTable?: string, activityTable?: string, passkeysTable?: string, trustedDevicesTable?: string
   } = {}
 ): Promise<void> {
   await pool.query({
@@ -40,6 +42,7 @@ ${attemptsTableSql(attemptsTable)}
 ${oneTimeTokensTableSql(oneTimeTokensTable)}
 ${mfaTableSql(mfaTable)}
 ${activityTableSql(activityTable)}
-${passkeysTableSql(passkeysTable)}`
+${passkeysTableSql(passkeysTable)}
+${trustedDevicesTableSql(trustedDevicesTable)}`
   })
 }

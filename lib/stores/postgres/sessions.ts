@@ -31,11 +31,13 @@ export function sessionsTableSql (table = 'auth_sessions'): string {
   ip text NOT NULL,
   user_agent text NOT NULL,
   mfa boolean NOT NULL DEFAULT false,
-  amr text
+  amr text,
+  trusted_device boolean NOT NULL DEFAULT false
 );
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS authenticated_at timestamptz NOT NULL DEFAULT now();
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS mfa boolean NOT NULL DEFAULT false;
 ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS amr text;
+ALTER TABLE ${name} ADD COLUMN IF NOT EXISTS trusted_device boolean NOT NULL DEFAULT false;
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_id_idx`)} ON ${name} (account_id);
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${name} (LEAST(idle_until, ends_at));`
 }
@@ -44,7 +46,8 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 const LIVE = 'ended_reason IS NULL AND idle_until > now() AND ends_at > now()'
 const TIMES = `${ms('created_at')} AS "createdAt", ${ms('LEAST(idle_until, ends_at) - now()')} AS "expiresInMs", ${ms('ends_at - now()')} AS "remainingMs"`
 const AUTHENTICATED_AT = 'floor(extract(epoch from authenticated_at) * 1000)::float8 AS "authenticatedAt"'
-const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, amr, ${TIMES}`
+const CURRENT = `generation, key_id AS "keyId", account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa, amr,
+  trusted_device AS "trustedDevice", ${TIMES}`
 const INTERVAL = "$1::float8 * interval '1 millisecond'"
 
 type Row = Record<string, unknown>
@@ -62,6 +65,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
     credentialVersion: Number(row.credentialVersion),
     authenticatedAt: Number(row.authenticatedAt),
     mfa: row.mfa === true,
+    trustedDevice: row.trustedDevice === true,
     ...times(row),
     ...typeof row.amr === 'string' && row.amr !== '' ? { amr: row.amr.split(' ') } : {}
   }
@@ -82,8 +86,8 @@ export class PostgresSessionStore implements SessionStore {
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
-      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, amr, idle_until, ends_at)
-        VALUES ($3, $4, $5, $6, $7, $8, $9, $10, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
+      create: `INSERT INTO ${name} (id, account_id, credential_version, key_id, ip, user_agent, mfa, amr, trusted_device, idle_until, ends_at)
+        VALUES ($3, $4, $5, $6, $7, $8, $9, $10, $11, now() + ${INTERVAL}, now() + $2::float8 * interval '1 millisecond') RETURNING ${TIMES}`,
       get: `SELECT account_id AS "accountId", credential_version AS "credentialVersion", ${AUTHENTICATED_AT}, mfa FROM ${name} WHERE id = $1 AND ${LIVE}`,
       rotate: `UPDATE ${name} SET generation = generation + 1, key_id = $3, rotated_at = now(), last_used_at = now(),
         idle_until = now() + $4::float8 * interval '1 millisecond'
@@ -96,7 +100,7 @@ export class PostgresSessionStore implements SessionStore {
       endAll: `UPDATE ${name} SET ended_reason = $2 WHERE account_id = $1 AND ${LIVE} RETURNING id`,
       forget: `DELETE FROM ${name} WHERE account_id = $1 RETURNING id, ${LIVE} AS live`,
       list: `SELECT id, account_id AS "accountId", ${ms('created_at')} AS "createdAt", ${ms('last_used_at')} AS "lastUsedAt",
-        ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent"
+        ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent", trusted_device AS "trustedDevice"
         FROM ${name} WHERE account_id = $1 AND ${LIVE} ORDER BY created_at, id`,
       prune: `DELETE FROM ${name} WHERE LEAST(idle_until, ends_at) <= now()`
     })
@@ -107,7 +111,7 @@ export class PostgresSessionStore implements SessionStore {
     const { rows } = await this.#pool.query({
       ...this.#sql.create,
       values: [policy.idleMs, policy.maxMs, session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true,
-        session.amr?.join(' ') ?? null]
+        session.amr?.join(' ') ?? null, session.trustedDevice === true]
     })
     return times(rows[0])
   }
@@ -164,7 +168,8 @@ export class PostgresSessionStore implements SessionStore {
       authenticatedAt: Number(row.authenticatedAt),
       expiresAt: Math.floor(Number(row.expiresAt)),
       ip: String(row.ip),
-      userAgent: String(row.userAgent)
+      userAgent: String(row.userAgent),
+      trustedDevice: row.trustedDevice === true
     }))
   }
 

@@ -16,15 +16,16 @@ export interface RedisSessionStoreOptions {
 // Ending deletes it and leaves {sid}:ended (the reason) for as long as the session would have lived, so
 // a late refresh learns why it fails. Both keys share the hash tag: one Cluster slot, one atomic script.
 // Fields: a account id, v credential version, k key id, g generation, r rotated at, c created at,
-// u last used, at last password proof, m '1' once a second factor was proved, i idle limit, e absolute end (ms, server time), ip, ua. Sessions
+// u last used, at last password proof, m '1' once a second factor was proved, td '1' when a trusted device stood for it,
+// i idle limit, e absolute end (ms, server time), ip, ua. Sessions
 // created before `at` existed read their creation time instead.
 
 const CREATE = `${LUA_NOW}
 local idleMs, maxMs = tonumber(ARGV[6]), tonumber(ARGV[7])
 local idle, ends = now + idleMs, now + maxMs
 redis.call('HSET', KEYS[1], 'a', ARGV[1], 'v', ARGV[2], 'k', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5],
-  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8])
-if ARGV[9] and ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'am', ARGV[9]) end
+  'g', 0, 'r', now, 'c', now, 'u', now, 'at', now, 'i', idle, 'e', ends, 'm', ARGV[8], 'td', ARGV[9])
+if ARGV[10] and ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'am', ARGV[10]) end
 redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
 return {now, math.min(idle, ends) - now, ends - now}`
 
@@ -44,7 +45,7 @@ return now`
 
 const ROTATE = `${LUA_NOW}
 local generation, keyId, idleMs, graceMs = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm', 'am')
+local s = redis.call('HMGET', KEYS[1], 'a', 'v', 'k', 'g', 'r', 'c', 'i', 'e', 'at', 'm', 'td', 'am')
 if not s[1] then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'ended'} end
   return {'unknown'}
@@ -57,10 +58,10 @@ if generation == current then
   idle = now + idleMs
   redis.call('HSET', KEYS[1], 'g', current, 'k', keyId, 'r', now, 'u', now, 'i', idle)
   redis.call('PEXPIRE', KEYS[1], math.min(idle, ends) - now)
-  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or ''}
+  return {'rotated', current, keyId, s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or '0', s[12] or ''}
 end
 if generation == current - 1 and now - rotatedAt <= graceMs then
-  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or ''}
+  return {'grace', current, s[3], s[1], s[2], s[6], math.min(idle, ends) - now, ends - now, s[9] or s[6], s[10] or '0', s[11] or '0', s[12] or ''}
 end
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
@@ -82,7 +83,7 @@ interface ScriptedClient {
   fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
 }
 
-const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at'] as const
+const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at', 'td'] as const
 const ONE_KEY = new Set(['fastifyPasswordAuthSessionCreate', 'fastifyPasswordAuthSessionReauthenticate'])
 /**
  * An index entry whose session key is missing is removed only once it is this old: a Login writes the
@@ -122,7 +123,7 @@ export class RedisSessionStore implements SessionStore {
     await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
     const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
       session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0',
-      session.amr?.join(' ') ?? '')
+      session.trustedDevice === true ? '1' : '0', session.amr?.join(' ') ?? '')
     return times(createdAt, expiresInMs, remainingMs)
   }
 
@@ -140,7 +141,7 @@ export class RedisSessionStore implements SessionStore {
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
     const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
-    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa, amr] = reply
+    const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa, trustedDevice, amr] = reply
     switch (outcome) {
       case 'rotated':
       case 'grace':
@@ -152,6 +153,7 @@ export class RedisSessionStore implements SessionStore {
           credentialVersion: Number(credentialVersion),
           authenticatedAt: Number(authenticatedAt),
           mfa: mfa === '1',
+          trustedDevice: trustedDevice === '1',
           ...times(createdAt, expiresInMs, remainingMs),
           ...typeof amr === 'string' && amr !== '' ? { amr: amr.split(' ') } : {}
         }
@@ -186,7 +188,7 @@ export class RedisSessionStore implements SessionStore {
     const records = await Promise.all(entries.map(async ({ id }) => await this.#client.hmget(this.#sessionKey(id), ...INFO_FIELDS)))
     const sessions: SessionInfo[] = []
     const gone: typeof entries = []
-    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt]] of records.entries()) {
+    for (const [i, [account, createdAt, lastUsedAt, idle, ends, ip, userAgent, authenticatedAt, trustedDevice]] of records.entries()) {
       if (account === null) {
         if (this.#settled(entries[i]!.indexedAt)) gone.push(entries[i]!)
         continue
@@ -199,7 +201,8 @@ export class RedisSessionStore implements SessionStore {
         authenticatedAt: Number(authenticatedAt ?? createdAt),
         expiresAt: Math.min(Number(idle), Number(ends)),
         ip: ip ?? '',
-        userAgent: userAgent ?? ''
+        userAgent: userAgent ?? '',
+        trustedDevice: trustedDevice === '1'
       })
     }
     await this.#forget(accountId, gone)
