@@ -9,14 +9,15 @@
  *   options.ts   the plugin's options: the shared ones, then each room's door
  *   routes/      one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions, ForgotPassword,
  *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS, ChangeEmail, VerifyEmailChange,
- *                RevertEmailChange, DeleteAccount, Account/Export), their shared context, the Fastify contexts they are
+ *                RevertEmailChange, DeleteAccount, Account/Export, Passkeys/*, LoginPasskey, Sessions/Devices), their shared context, the Fastify contexts they are
  *                registered in (index.ts), and the answers of refused checks (refusals.ts: refuseResetRequired too)
- *   guard/ password/ mfa/ messages/ account/ (and passkeys/ to come, beside mfa/)
+ *   guard/ password/ mfa/ messages/ passkeys/ account/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
  *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
  *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
+ *     passkeys/  WebAuthn through @simplewebauthn/server (loaded only when on): challenges, verification, per-credential counters
  *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
  *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
