@@ -64,6 +64,8 @@ t.test('DeleteAccount on PostgreSQL: no row of the account is left in any table'
     }
   })
   const bobsToken = await app.token('bob@example.com')
+  // Bob's new-device notice is counted after his Login's answer: his keys are read once it went out.
+  for (let waited = 0; !messages.some((message) => message.type === 'new_device_login' && message.to === 'bob@example.com') && waited < 5000; waited += 10) await sleep(10)
   const keysOf = async (): Promise<string[]> => (await pool.query('SELECT key FROM auth_attempts ORDER BY key')).rows.map((row: { key: string }) => row.key)
   const bobsKeys = await keysOf()
   const access = await liveALittle(app, messages, ada.id, mfaStore)
