@@ -248,7 +248,9 @@ export type AttemptOutcome = 'success' | 'failure' | 'cancel'
  * late reservation counts until its lease ends. Reserving the same ticket twice holds one slot.
  *
  * Keys are opaque to the store: HMACs of e-mail addresses, and `device.<id>` for known devices (each
- * device its own counter, with the same rules).
+ * device its own counter, with the same rules). A key of an account's own that only the account can name
+ * again (a known device's counters) carries the account's group before a slash: `<group>/<rest>`, so that
+ * clearGroup() can forget them all when the account is deleted.
  */
 export interface AttemptStore {
   reserve (key: string, ticket: string, policy: ThrottlePolicy): Promise<Reservation>
@@ -260,6 +262,11 @@ export interface AttemptStore {
   settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number | void>
   /** Forgets the key: its failures, its block and its open reservations. Needed by `admin.unblock` and account deletion. */
   clear? (key: string): Promise<void>
+  /**
+   * Forgets every key `<group>/…` (failures, blocks, open reservations), and no other. Needed by account deletion:
+   * without it an account's device counters are left to expire by themselves.
+   */
+  clearGroup? (group: string): Promise<void>
 }
 
 /**
@@ -293,6 +300,11 @@ export interface OneTimeTokenStore {
   consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
   /** Removes whatever `slot` holds. Needed by account deletion: the account's tokens go with it. */
   remove? (slot: string): Promise<void>
+  /**
+   * Removes every token whose accountId is `accountId`, whatever its slot (login and passkey challenges, revert
+   * links of every address the account left). Needed by account deletion: without it those are left to expire.
+   */
+  removeAll? (accountId: string): Promise<void>
 }
 
 /** An account's second factor as the store holds it: nothing in it yields a code without the server's keys. */
@@ -457,4 +469,9 @@ export interface TrustedDeviceStore {
   remove (accountId: string, id: string): Promise<boolean>
   /** Ends every trust of the account: advances its generation by one, atomically; resolves the new generation. */
   endAll (accountId: string): Promise<number>
+  /**
+   * Removes everything of the account: every trust and its generation. Needed by account deletion (a deleted
+   * account's id never comes back, so its generation need not outlive it).
+   */
+  forget? (accountId: string): Promise<void>
 }

@@ -243,6 +243,28 @@ export function attemptStoreContract (harness: AttemptStoreHarness): ContractChe
         await deny(store, 'other-key', policy.blockMs)
         await store.clear('never-seen')
       }
+    },
+    {
+      name: 'clearGroup (when the store has it) forgets every key of the group (<group>/…), blocked or in flight, and no other key',
+      async run () {
+        const store = await fresh()
+        if (store.clearGroup === undefined) return
+        const [mine, alsoMine, inFlight, theirs, plain] = ['acct.a/device.1', 'acct.a/mfa-device.1', 'acct.a/device.2', 'acct.b/device.1', 'acct.a']
+        for (const key of [mine, alsoMine, theirs, plain]) await fail(store, key, policy.freeFailures)
+        for (let i = 0; i < policy.freeFailures; i++) await grant(store, inFlight)
+        await deny(store, inFlight, policy.leaseMs, 'the in-flight key is full')
+        // A key that clear() removed first is harmless to clearGroup.
+        await store.clear?.(mine)
+        await store.clearGroup('acct.a')
+        for (const key of [mine, alsoMine, inFlight]) {
+          for (let i = 0; i < policy.freeFailures; i++) await grant(store, key, `${key}: granted ${i + 1} after clearGroup`)
+        }
+        await deny(store, theirs, policy.blockMs, 'another group is untouched')
+        await deny(store, plain, policy.blockMs, 'a key named like the group, without the slash, is untouched')
+        await store.clearGroup('acct.never-seen')
+        await store.clearGroup('acct.a')
+        await deny(store, theirs, policy.blockMs)
+      }
     }
   ]
 }

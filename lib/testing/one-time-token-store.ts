@@ -109,6 +109,36 @@ export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): C
         assert.notEqual(await store.find(other, hash, 'password_reset'), null)
         await store.remove(random())
       }
+    },
+    {
+      name: 'removeAll (when the store has it) removes every token of the account, whatever its slot, and no other account\'s',
+      async run () {
+        const store = await fresh()
+        if (store.removeAll === undefined) return
+        const [reset, challenge, revert, replaced, theirs, registration, hash] = [random(), random(), random(), random(), random(), random(), random()]
+        await store.put(reset, hash, token(), TTL)
+        await store.put(challenge, hash, token({ purpose: 'mfa_login' }), 1000)
+        await store.put(revert, hash, token({ purpose: 'email_revert', fields: { oldEmail: 'old@example.com' } }), TTL)
+        // A slot the account held, now another account's: that one stays.
+        await store.put(replaced, hash, token(), TTL)
+        await store.put(replaced, hash, token({ accountId: 'account-2' }), TTL)
+        await store.put(theirs, hash, token({ accountId: 'account-2' }), TTL)
+        await store.put(registration, hash, token({ purpose: 'verify_email', accountId: '', credentialVersion: 0 }), TTL)
+        await store.removeAll('account-1')
+        assert.equal(await store.find(reset, hash, 'password_reset'), null)
+        assert.equal(await store.find(challenge, hash, 'mfa_login'), null)
+        assert.equal(await store.consume(revert, hash, 'email_revert'), null)
+        assert.deepEqual(await store.find(replaced, hash, 'password_reset'), token({ accountId: 'account-2' }))
+        assert.deepEqual(await store.find(theirs, hash, 'password_reset'), token({ accountId: 'account-2' }))
+        assert.notEqual(await store.find(registration, hash, 'verify_email'), null, 'a pending registration (no account) stays')
+        await store.put(reset, hash, token(), TTL)
+        assert.notEqual(await store.find(reset, hash, 'password_reset'), null, 'a token put afterwards is kept')
+        await store.removeAll('account-1')
+        assert.equal(await store.find(reset, hash, 'password_reset'), null, 'and removed by the next removeAll')
+        await store.removeAll('never-seen')
+        await store.removeAll('')
+        assert.notEqual(await store.find(registration, hash, 'verify_email'), null, 'an empty account id removes nothing')
+      }
     }
   ]
 }

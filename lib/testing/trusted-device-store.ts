@@ -135,6 +135,25 @@ export function trustedDeviceStoreContract (harness: TrustedDeviceStoreHarness):
         assert.ok(results.every(Boolean))
         assert.equal((await store.list(accountId)).length, 1, 'one trust per device')
       }
+    },
+    {
+      name: 'forget (when the store has it) removes every trust of the account and its generation, and nothing of another account',
+      async run () {
+        const store = await fresh()
+        if (store.forget === undefined) return
+        const [accountId, other] = [random(), random()]
+        const [laptop, phone, theirs] = [device(), device(), device()]
+        await store.trust(accountId, laptop, DAY_MS, 0)
+        await store.endAll(accountId)
+        await store.trust(accountId, phone, DAY_MS, 1)
+        await store.trust(other, theirs, DAY_MS, 0)
+        await store.forget(accountId)
+        assert.deepEqual(await store.list(accountId), [])
+        assert.equal(await store.use(accountId, [laptop.deviceHash, phone.deviceHash]), null)
+        assert.equal(await store.generation(accountId), 0, 'nothing of the account is kept, its generation neither')
+        assert.deepEqual((await store.list(other)).map(({ id }) => id), [theirs.id])
+        await store.forget(random())
+      }
     }
   ]
 }

@@ -104,6 +104,11 @@ export class MemoryAttemptStore implements AttemptStore {
     if (state !== undefined) this.#delete(key, state)
   }
 
+  async clearGroup (group: string): Promise<void> {
+    const prefix = `${group}/`
+    for (const [key, state] of this.#states) if (key.startsWith(prefix)) this.#delete(key, state)
+  }
+
   #tier (index: number): Map<string, KeyState> {
     let tier = this.#tiers.get(index)
     if (tier === undefined) {

@@ -48,6 +48,10 @@ export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
     this.#slots.delete(slot)
   }
 
+  async removeAll (accountId: string): Promise<void> {
+    for (const [slot, entry] of this.#slots) if (entry.token.accountId === accountId && accountId !== '') this.#slots.delete(slot)
+  }
+
   #live (slot: string, hash: string, purpose: string): Entry | undefined {
     const entry = this.#slots.get(slot)
     return entry !== undefined && entry.hash === hash && entry.token.purpose === purpose && entry.expiresAt > Date.now() ? entry : undefined

@@ -66,6 +66,10 @@ export class MemoryTrustedDeviceStore implements TrustedDeviceStore {
     return account.generation
   }
 
+  async forget (accountId: string): Promise<void> {
+    this.#accounts.delete(accountId)
+  }
+
   #account (accountId: string): Account {
     let account = this.#accounts.get(accountId)
     if (account === undefined) this.#accounts.set(accountId, account = { generation: 0, trusts: [] })

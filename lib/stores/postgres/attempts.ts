@@ -31,6 +31,7 @@ export function attemptsTableSql (table = 'auth_attempts'): string {
   expires_at float8 NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expires_idx`)} ON ${name} (expires_at);
+CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_group_idx`)} ON ${name} (split_part(key, '/', 1)) WHERE strpos(key, '/') > 0;
 CREATE OR REPLACE FUNCTION ${reserve}(p_key text, p_ticket text, p_free integer, p_lease float8, p_in_flight_retry float8)
 RETURNS float8 LANGUAGE plpgsql AS $reserve$
 DECLARE
@@ -100,7 +101,7 @@ $settle$;`
 export class PostgresAttemptStore implements AttemptStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'reserve' | 'settle' | 'clear' | 'prune', Statement>
+  readonly #sql: Record<'reserve' | 'settle' | 'clear' | 'clearGroup' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_attempts', pruneIntervalMs = 60_000 }: PostgresAttemptStoreOptions) {
     this.#pool = pool
@@ -109,6 +110,7 @@ export class PostgresAttemptStore implements AttemptStore {
       reserve: `SELECT ${siblingName(table, 'reserve')}($1, $2, $3, $4, $5) AS wait`,
       settle: `SELECT ${siblingName(table, 'settle')}($1, $2, $3, $4, $5, $6, $7) AS block`,
       clear: `DELETE FROM ${quoteName(table)} WHERE key = $1`,
+      clearGroup: `DELETE FROM ${quoteName(table)} WHERE strpos(key, '/') > 0 AND split_part(key, '/', 1) = $1`,
       prune: `DELETE FROM ${quoteName(table)} WHERE expires_at < extract(epoch from clock_timestamp()) * 1000`
     })
   }
@@ -130,6 +132,10 @@ export class PostgresAttemptStore implements AttemptStore {
 
   async clear (key: string): Promise<void> {
     await this.#pool.query({ ...this.#sql.clear, values: [key] })
+  }
+
+  async clearGroup (group: string): Promise<void> {
+    await this.#pool.query({ ...this.#sql.clearGroup, values: [group] })
   }
 
   /** Deletes the rows with nothing left to count (no failures to remember, no open lease); resolves how many. */

@@ -24,7 +24,8 @@ export function oneTimeTokensTableSql (table = 'auth_one_time_tokens'): string {
   fields jsonb,
   expires_at timestamptz NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expires_idx`)} ON ${name} (expires_at);`
+CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expires_idx`)} ON ${name} (expires_at);
+CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_idx`)} ON ${name} (account_id) WHERE account_id <> '';`
 }
 
 const TOKEN = 'purpose, account_id AS "accountId", email, credential_version AS "credentialVersion", password_hash AS "passwordHash", fields'
@@ -40,7 +41,7 @@ function tokenOf (row: (OneTimeToken & { passwordHash: string | null, fields: Re
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'put' | 'find' | 'consume' | 'remove' | 'prune', Statement>
+  readonly #sql: Record<'put' | 'find' | 'consume' | 'remove' | 'removeAll' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 }: PostgresOneTimeTokenStoreOptions) {
     const name = quoteName(table)
@@ -55,6 +56,7 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
       find: `SELECT ${TOKEN} FROM ${name} WHERE ${LIVE}`,
       consume: `DELETE FROM ${name} WHERE ${LIVE} RETURNING ${TOKEN}`,
       remove: `DELETE FROM ${name} WHERE slot = $1`,
+      removeAll: `DELETE FROM ${name} WHERE account_id = $1 AND account_id <> ''`,
       prune: `DELETE FROM ${name} WHERE expires_at <= now()`
     })
   }
@@ -78,6 +80,10 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
 
   async remove (slot: string): Promise<void> {
     await this.#pool.query({ ...this.#sql.remove, values: [slot] })
+  }
+
+  async removeAll (accountId: string): Promise<void> {
+    await this.#pool.query({ ...this.#sql.removeAll, values: [accountId] })
   }
 
   /** Deletes expired rows; resolves how many. */

@@ -41,7 +41,7 @@ const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::
 export class PostgresTrustedDeviceStore implements TrustedDeviceStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'generation' | 'trust' | 'use' | 'list' | 'remove' | 'endAll' | 'prune', Statement>
+  readonly #sql: Record<'generation' | 'trust' | 'use' | 'list' | 'remove' | 'endAll' | 'forget' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_trusted_devices', pruneIntervalMs = 60_000 }: PostgresTrustedDeviceStoreOptions) {
     const name = quoteName(table)
@@ -66,6 +66,7 @@ export class PostgresTrustedDeviceStore implements TrustedDeviceStore {
           ON CONFLICT (account_id) DO UPDATE SET generation = g.generation + 1 RETURNING generation
         ), ended AS (DELETE FROM ${name} WHERE account_id = $1 AND generation < (SELECT generation FROM bumped))
         SELECT generation FROM bumped`,
+      forget: `WITH trusts AS (DELETE FROM ${name} WHERE account_id = $1) DELETE FROM ${generations} WHERE account_id = $1`,
       prune: `DELETE FROM ${name} t WHERE t.trusted_until <= now()
         OR t.generation < coalesce((SELECT g.generation FROM ${generations} g WHERE g.account_id = t.account_id), 0)`
     })
@@ -106,6 +107,10 @@ export class PostgresTrustedDeviceStore implements TrustedDeviceStore {
   async endAll (accountId: string): Promise<number> {
     const { rows } = await this.#pool.query({ ...this.#sql.endAll, values: [accountId] })
     return Number(rows[0].generation)
+  }
+
+  async forget (accountId: string): Promise<void> {
+    await this.#pool.query({ ...this.#sql.forget, values: [accountId] })
   }
 
   /** Deletes the rows of trusts that ended (expired, or of an older generation); resolves how many. */

@@ -10,7 +10,7 @@ export interface RedisOneTimeTokenStoreOptions {
 
 // One hash per slot (h: the token's keyed hash, p: purpose, a: account id, e: e-mail, v: credential
 // version, w: a pending registration's password hash, f: its fields as JSON), expiring with the token on
-// Redis's clock. One key per call: Redis Cluster works.
+// Redis's clock. One key per script: Redis Cluster works.
 const PUT = `redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'h', ARGV[1], 'p', ARGV[2], 'a', ARGV[3], 'e', ARGV[4], 'v', ARGV[5], 'w', ARGV[7], 'f', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
@@ -20,16 +20,30 @@ if token[1] ~= ARGV[1] or token[2] ~= ARGV[2] then return false end
 redis.call('DEL', KEYS[1])
 return token`
 
+// The account's index, a set of its slots (KEYS[1]), lives as long as its longest-lived token: written before the
+// token, so every token of an account is in it. The removal deletes a slot only while it still holds the account's.
+const INDEX = `redis.call('SADD', KEYS[1], ARGV[1])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1`
+const REMOVE_OWN = `if redis.call('HGET', KEYS[1], 'a') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`
+
 const PUT_COMMAND = 'fastifyPasswordAuthPutToken'
 const CONSUME_COMMAND = 'fastifyPasswordAuthConsumeToken'
+const INDEX_COMMAND = 'fastifyPasswordAuthIndexToken'
+const REMOVE_OWN_COMMAND = 'fastifyPasswordAuthRemoveOwnToken'
 
 type Fields = [string | null, string | null, string | null, string | null, string | null, string | null, string | null]
 
 interface ScriptedClient {
   [PUT_COMMAND]: (key: string, ...args: Array<string | number>) => Promise<number>
   [CONSUME_COMMAND]: (key: string, hash: string, purpose: string) => Promise<Fields | null>
+  [INDEX_COMMAND]: (index: string, slot: string, ttlMs: number) => Promise<number>
+  [REMOVE_OWN_COMMAND]: (key: string, accountId: string) => Promise<number>
   hmget: (key: string, ...fields: string[]) => Promise<Fields>
   del: (...keys: string[]) => Promise<number>
+  smembers: (key: string) => Promise<string[]>
+  srem: (key: string, ...members: string[]) => Promise<number>
 }
 
 function tokenOf ([, purpose, accountId, email, version, passwordHash, fields]: Fields): OneTimeToken {
@@ -48,12 +62,15 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
     if (typeof (client as unknown as Partial<ScriptedClient>)[PUT_COMMAND] !== 'function') {
       client.defineCommand(PUT_COMMAND, { numberOfKeys: 1, lua: PUT })
       client.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME })
+      client.defineCommand(INDEX_COMMAND, { numberOfKeys: 1, lua: INDEX })
+      client.defineCommand(REMOVE_OWN_COMMAND, { numberOfKeys: 1, lua: REMOVE_OWN })
     }
     this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
   }
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
+    if (token.accountId !== '') await this.#client[INDEX_COMMAND](this.#indexKey(token.accountId), slot, Math.max(1, Math.ceil(ttlMs)))
     await this.#client[PUT_COMMAND](this.#key(slot), hash, token.purpose, token.accountId, token.email, token.credentialVersion, Math.max(1, Math.ceil(ttlMs)),
       token.passwordHash ?? '', token.fields === undefined ? '' : JSON.stringify(token.fields))
   }
@@ -70,6 +87,20 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
 
   async remove (slot: string): Promise<void> {
     await this.#client.del(this.#key(slot))
+  }
+
+  /** Two steps (the index and the tokens live in different Cluster slots); a slot is taken out of the index only once its token is gone. */
+  async removeAll (accountId: string): Promise<void> {
+    if (accountId === '') return
+    const index = this.#indexKey(accountId)
+    for (let slots = await this.#client.smembers(index); slots.length > 0; slots = await this.#client.smembers(index)) {
+      for (const slot of slots) await this.#client[REMOVE_OWN_COMMAND](this.#key(slot), accountId)
+      await this.#client.srem(index, ...slots)
+    }
+  }
+
+  #indexKey (accountId: string): string {
+    return `${this.#prefix}account:{${accountId}}`
   }
 
   #key (slot: string): string {

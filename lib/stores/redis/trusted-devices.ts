@@ -92,6 +92,7 @@ const commandName = (script: Script): string => `fastifyPasswordAuthTrustedDevic
 
 type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<unknown>> & {
   hget: (key: string, field: string) => Promise<string | null>
+  del: (key: string) => Promise<number>
 }
 
 /** Devices trusted for the second factor, in Redis, shared by every instance. */
@@ -135,6 +136,10 @@ export class RedisTrustedDeviceStore implements TrustedDeviceStore {
 
   async endAll (accountId: string): Promise<number> {
     return Number(await this.#run('endAll', accountId))
+  }
+
+  async forget (accountId: string): Promise<void> {
+    await this.#client.del(this.#key(accountId))
   }
 
   async #run (script: Script, accountId: string, ...args: Array<string | number>): Promise<unknown> {
