@@ -164,8 +164,11 @@ export type AuthEventDetails =
   /** VerifyEmailChange moved the account to `email` from `previousEmail`; RevertEmailChange moved it back (`reverted`). */
   | { type: 'account.email_changed' | 'account.email_reverted', accountId: string, email: string, previousEmail: string }
   | { type: 'account.email_change_failed', route: 'VerifyEmailChange' | 'RevertEmailChange', reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string }
-  /** DeleteAccount removed the account and everything of it; `refused`: the host's beforeDelete said no. */
-  | { type: 'account.deleted' | 'account.delete_refused', accountId: string, email: string }
+  /**
+   * DeleteAccount removed the account and everything of it; `refused`: the host's beforeDelete said no. `leftovers`:
+   * the store calls that failed after the account was gone (the answer was 503): inert, they expire by themselves.
+   */
+  | { type: 'account.deleted' | 'account.delete_refused', accountId: string, email: string, leftovers?: string[] }
   | { type: 'account.exported', accountId: string }
   /** An admin of the host acted on the account (fastify.passwordAuth.admin); `admin` is who, as the host named them. */
   | { type: 'admin.password_reset_required' | 'admin.second_factor_reset' | 'admin.passkeys_removed', admin: string, accountId: string, sessionsEnded: number }

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
+import { accountGroup } from '../throttle/account-group.js'
 import { reserveAttempt, retryAfterSeconds, type ReservedAttempt } from '../throttle/reserve-attempt.js'
 import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { KeyRing } from '../tokens/key-ring.js'
@@ -198,7 +199,8 @@ export class SecondFactor {
 
   async #checkCounted (request: FastifyRequest, accountId: string, record: StoredMfa, run: () => Promise<CodeCheck>, { tokenKey, deviceId = null, tokenOnly = false }: CodeCounting):
   Promise<SecondFactorCheck> {
-    const token = tokenKey === undefined ? undefined : await this.#tokenGuesses.reserve(request, tokenKey)
+    // In the account's group, so the counter of a challenge or link with wrong codes goes when the account is deleted.
+    const token = tokenKey === undefined ? undefined : await this.#tokenGuesses.reserve(request, `${accountGroup(accountId)}/${tokenKey}`)
     // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
     if (token === null) return REJECTED
     let result: CodeCheck
@@ -274,7 +276,7 @@ export class SecondFactor {
   #counterKeys (accountId: string, deviceId: string | null): { key: string, lockKey: string } {
     return deviceId === null
       ? { key: `mfa.${accountId}`, lockKey: `mfa-lock.${accountId}` }
-      : { key: `mfa-device.${deviceId}`, lockKey: `mfa-device-lock.${deviceId}` }
+      : { key: `${accountGroup(accountId)}/mfa-device.${deviceId}`, lockKey: `${accountGroup(accountId)}/mfa-device-lock.${deviceId}` }
   }
 
   /**

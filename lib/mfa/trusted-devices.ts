@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { EmitEvent, TrustEndReason } from '../common/events.js'
 import { describeDevice, deviceLabel } from '../http/user-agent.js'
 import type { StoreCall } from '../stores/store-call.js'
@@ -97,6 +97,12 @@ export class TrustedDevices {
     const ended = await this.#storeCall(request.log, 'trustedDevices.endAll', () => this.#store.endAll(accountId)).then(() => true, () => false)
     if (ended) this.#emit(request, { type: 'mfa.device_trust_ended', accountId, reason })
     return ended
+  }
+
+  /** Removes every trust of a deleted account and its generation (a store without forget() ends them instead); rejects if the store fails. */
+  async forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<void> {
+    const store = this.#store
+    await this.#storeCall(caller.log, 'trustedDevices.forget', async () => { await (store.forget === undefined ? store.endAll(accountId) : store.forget(accountId)) })
   }
 }
 

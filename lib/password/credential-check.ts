@@ -6,6 +6,7 @@ import { readResetMark } from '../stores/reset-required.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
+import type { KnownDevice } from '../throttle/known-devices.js'
 
 /** A password check, as every caller switches on it (routes/refusals.ts answers the two that did not pass). */
 export type PasswordCheckResult =
@@ -19,8 +20,8 @@ export type PasswordCheckResult =
   /** `device`: the request was judged on a known device's counter. */
   | { outcome: 'throttled', retryAfter: number, device: boolean }
 
-/** `deviceId`: the known device the request proved for `email` (KnownDevices.recognise), or null. */
-export type CheckPassword = (request: FastifyRequest, email: string, password: string, deviceId: string | null) => Promise<PasswordCheckResult>
+/** `device`: the known device the request proved for `email` (KnownDevices.recognise), or null. */
+export type CheckPassword = (request: FastifyRequest, email: string, password: string, device: KnownDevice | null) => Promise<PasswordCheckResult>
 
 interface Dependencies {
   accounts: AccountStore
@@ -43,9 +44,9 @@ interface Dependencies {
  * answer lets it through (its event says so): sign-in never depends on it.
  */
 export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash, breachCheck }: Dependencies): CheckPassword {
-  return async function checkPassword (request, email, password, deviceId) {
-    const attempt = await throttle.begin(request, email, deviceId)
-    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter, device: deviceId !== null }
+  return async function checkPassword (request, email, password, device) {
+    const attempt = await throttle.begin(request, email, device)
+    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter, device: device !== null }
 
     let result: PasswordCheckResult
     try {
@@ -72,7 +73,7 @@ export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, em
     // A marked account's right password is no failure: its owner is not to be locked out of the refusal and its link.
     const blockMs = await attempt.settle(result.outcome === 'rejected' ? 'failure' : 'success')
     if (blockMs > 0) {
-      emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: deviceId !== null, seconds: Math.ceil(blockMs / 1000) })
+      emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: device !== null, seconds: Math.ceil(blockMs / 1000) })
     }
     // Only now, with the password verified and the attempt settled: whoever lacks the password got the
     // rejection above in the time it always takes, and the range service never hears of the attempt.

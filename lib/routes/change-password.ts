@@ -35,8 +35,8 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const deviceId = await knownDevices.recognise(request, email)
-    const result = await checkPassword(request, email, currentPassword, deviceId)
+    const device = await knownDevices.recognise(request, email)
+    const result = await checkPassword(request, email, currentPassword, device)
     // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
     if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account, result.reason)
     if (result.outcome !== 'accepted') {
@@ -50,7 +50,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     // With two factors on, the password alone changes nothing (contract §4): a thief who has it can neither
     // set his own nor end the owner's sessions. After the password, so only its owner's failures count.
     if (secondFactor !== undefined) {
-      const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
+      const check = await secondFactor.check(request, account.id, request.body.code, { deviceId: device?.id ?? null })
       if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'ChangePassword', account, check, { afterPassword: true })
     }
     const newHash = await hasher.hash(newPassword)

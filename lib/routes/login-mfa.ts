@@ -52,7 +52,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
-    const deviceId = await knownDevices.recognise(request, account.email, account)
+    const deviceId = (await knownDevices.recognise(request, account.email, account))?.id ?? null
     const counting = { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId }
     let accepted: AcceptedPasskey | undefined
     // A passkey instead of the code: a refused one counts as a wrong code would (contract §18).

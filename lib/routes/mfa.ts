@@ -86,7 +86,7 @@ export function registerMfaRoutes (app: FastifyInstance, context: MfaRouteContex
     errors: CODE_ERRORS
   }), async (request, reply) => {
     const account = accountOf(request)!
-    const deviceId = await context.knownDevices.recognise(request, account.email, account)
+    const deviceId = (await context.knownDevices.recognise(request, account.email, account))?.id ?? null
     const check = await secondFactor.check(request, account.id, request.body.code, { recovery: false, deviceId })
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/RecoveryCodes', account, check)
     const codes = await secondFactor.replaceRecoveryCodes(request, account.id)
@@ -116,9 +116,9 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'pending') throw requestError('FST_PWAUTH_MFA_STATE')
-    const deviceId = await knownDevices.recognise(request, account.email, account)
-    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Confirm' })
-    const result = await secondFactor.confirm(request, account.id, request.body.code, { deviceId })
+    const device = await knownDevices.recognise(request, account.email, account)
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, device, route: 'Mfa/Confirm' })
+    const result = await secondFactor.confirm(request, account.id, request.body.code, { deviceId: device?.id ?? null })
     if (result.outcome === 'no_setup') throw requestError('FST_PWAUTH_MFA_STATE')
     if (result.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Confirm', account, result)
     emit(request, { type: 'mfa.enabled', accountId: account.id })
@@ -139,9 +139,9 @@ export function registerMfaSwitches (app: FastifyInstance, context: MfaRouteCont
     const account = accountOf(request)!
     const sessionId = sessionOf(request)!.id
     if (await secondFactor.state(request, account.id) !== 'on') throw requestError('FST_PWAUTH_MFA_STATE')
-    const deviceId = await knownDevices.recognise(request, account.email, account)
-    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, deviceId, route: 'Mfa/Disable' })
-    const check = await secondFactor.check(request, account.id, request.body.code, { deviceId })
+    const device = await knownDevices.recognise(request, account.email, account)
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, device, route: 'Mfa/Disable' })
+    const check = await secondFactor.check(request, account.id, request.body.code, { deviceId: device?.id ?? null })
     if (check.outcome === 'off') throw requestError('FST_PWAUTH_MFA_STATE')
     if (check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Mfa/Disable', account, check, { afterPassword: true })
     if (await secondFactor.disable(request, account.id)) {

@@ -176,7 +176,7 @@ export function registerLoginPasskey (app: FastifyInstance, context: PasskeyRout
     const check = await passkeys.verify(request, request.body.response, 'LoginPasskey', 'login')
     if (check.outcome !== 'accepted') throw refusePasskey(check)
     const { account, amr } = check
-    const deviceId = await knownDevices.recognise(request, account.email, account)
+    const deviceId = (await knownDevices.recognise(request, account.email, account))?.id ?? null
     const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, amr)
     const newDevice = context.noticeNewDevice(request, reply, account, deviceId)
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, passkey: true, ...newDevice ? { newDevice } : {} })

@@ -50,10 +50,10 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
       return await reply.code(204).send()
     }
     if (password === undefined) throw requestError('FST_PWAUTH_VALIDATION', { errors: [{ pointer: '/password', detail: 'password (or passkey) is required' }] })
-    const deviceId = await knownDevices.recognise(request, account.email, account)
-    await proveSessionPassword(context, request, reply, { account, sessionId, password, deviceId, route: 'Reauthenticate' })
+    const device = await knownDevices.recognise(request, account.email, account)
+    await proveSessionPassword(context, request, reply, { account, sessionId, password, device, route: 'Reauthenticate' })
     // With two factors on, a code too: this session has then proved both.
-    const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId })
+    const check = secondFactor === undefined ? MFA_OFF : await secondFactor.check(request, account.id, request.body.code, { deviceId: device?.id ?? null })
     if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'Reauthenticate', account, check, { afterPassword: true })
     if (!await sessionService.reauthenticate(request, sessionId, check.outcome === 'accepted')) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PasswordAuthAccount } from '../stores/types.js'
+import type { KnownDevice } from '../throttle/known-devices.js'
 import type { RouteContext } from './context.js'
 import { refusePassword, refuseResetRequired, type RefusedPassword } from './refusals.js'
 
@@ -15,10 +16,10 @@ export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disab
  * (an admin's reset mark, or breached) is refuseResetRequired's 403.
  */
 export async function proveSessionPassword (context: Pick<RouteContext, 'checkPassword' | 'emit' | 'outbox' | 'resetLinks'>, request: FastifyRequest, reply: FastifyReply,
-  { account, sessionId, password, deviceId, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, deviceId: string | null, route: SessionPasswordRoute }
+  { account, sessionId, password, device, route }: { account: PasswordAuthAccount, sessionId: string, password: string | undefined, device: KnownDevice | null, route: SessionPasswordRoute }
 ): Promise<void> {
   const { checkPassword, emit } = context
-  const checked = await checkPassword(request, account.email, password ?? '', deviceId)
+  const checked = await checkPassword(request, account.email, password ?? '', device)
   // The e-mail could name another account only if the store changed under us: that is a failure too.
   const verified = checked.outcome === 'accepted' || checked.outcome === 'reset_required'
   const result = verified && checked.account.id !== account.id ? OTHER_ACCOUNT : checked

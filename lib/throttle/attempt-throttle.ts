@@ -3,6 +3,8 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import { accountGroup } from './account-group.js'
+import type { KnownDevice } from './known-devices.js'
 import { reserveOnEvery, retryAfterSeconds } from './reserve-attempt.js'
 
 /** A reserved password attempt; settle it exactly once. */
@@ -22,7 +24,8 @@ export interface Attempt {
  * of the normalised address with a key derived from the signing key, so stores hold no addresses, a list
  * of candidate addresses cannot reverse them, and unknown ones count like known ones. While several keys
  * are configured (a rotation), an e-mail is counted under each of them (contract §5). Device keys are
- * `device.` and the device id (a random id, worthless without its token's MAC).
+ * `device.` and the device id (a random id, worthless without its token's MAC), in the account's group
+ * (throttle/account-group.ts), so account deletion forgets them.
  */
 export class AttemptThrottle {
   readonly policy: Readonly<ThrottlePolicy>
@@ -39,11 +42,11 @@ export class AttemptThrottle {
   }
 
   /**
-   * Reserves an attempt on the device's counter if `deviceId` is given, else on the e-mail's, or tells
+   * Reserves an attempt on the device's counter if `device` is given, else on the e-mail's, or tells
    * how many seconds that counter is blocked for (503 if the store fails).
    */
-  async begin (request: FastifyRequest, email: string, deviceId: string | null): Promise<Attempt | { retryAfter: number }> {
-    const keys = deviceId === null ? this.#emailKeys(email) : [`device.${deviceId}`]
+  async begin (request: FastifyRequest, email: string, device: KnownDevice | null): Promise<Attempt | { retryAfter: number }> {
+    const keys = device === null ? this.#emailKeys(email) : [`${accountGroup(device.accountId)}/device.${device.id}`]
     const reservedAt = performance.now()
     const attempt = await reserveOnEvery(this.#store, this.#storeCall, request.log, keys, this.policy)
     if (!('settle' in attempt)) return { retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
@@ -67,6 +70,16 @@ export class AttemptThrottle {
         else await this.#store.settle(key, randomUUID(), 'success', this.policy)
       })
     }
+  }
+
+  /**
+   * Forgets the account's own counters (its known devices', for passwords and codes) where the store can
+   * (clearGroup); a store without it leaves them to expire (forgetAfterMs).
+   */
+  async forgetAccount (caller: { log: FastifyBaseLogger }, accountId: string): Promise<void> {
+    const store = this.#store
+    if (store.clearGroup === undefined) return
+    await this.#storeCall(caller.log, 'attempts.clearGroup', async () => { await store.clearGroup!(accountGroup(accountId)) })
   }
 
   /** The e-mail's counter under each configured key (one, unless a rotation is under way): see reserveOnEvery. */

@@ -4,14 +4,20 @@ import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore } from '../stores/types.js'
 import type { DeviceTokens } from './device-tokens.js'
 
+/** A known device a request proved: its id, and the account whose address its token is bound to. */
+export interface KnownDevice {
+  id: string
+  accountId: string
+}
+
 /** What Login, ChangePassword and Reauthenticate need of known devices (contract §6). */
 export interface KnownDevices {
   /**
-   * The device id a request proves for `email` (body field `deviceToken`, or the device cookie); null if none.
+   * The device a request proves for `email` (body field `deviceToken`, or the device cookie); null if none.
    * A token minted before the account's last password change or reset proves nothing: `account` when the
    * caller has it, else the account is read (only when a token came).
    */
-  recognise (request: FastifyRequest, email: string, account?: { credentialVersion: number }): Promise<string | null>
+  recognise (request: FastifyRequest, email: string, account?: { id: string, credentialVersion: number }): Promise<KnownDevice | null>
   /**
    * After a successful Login: a device token for `email` that keeps `deviceId`'s counter, if the request
    * had one. In cookie mode it goes into the device cookie and the body gets nothing.
@@ -27,12 +33,11 @@ export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCo
       const read = cookie?.read(request)
       const presented = [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
       if (presented.length === 0) return null
-      const version = account?.credentialVersion ??
-        (await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email)))?.credentialVersion
-      if (version === undefined) return null
+      const owner = account ?? await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      if (owner === null) return null
       for (const token of presented) {
-        const deviceId = deviceTokens.read(token, email, version)
-        if (deviceId !== null) return deviceId
+        const deviceId = deviceTokens.read(token, email, owner.credentialVersion)
+        if (deviceId !== null) return { id: deviceId, accountId: owner.id }
       }
       return null
     },

@@ -118,11 +118,16 @@ export class OneTimeTokens {
   }
 
   /**
-   * Removes the account's tokens of these purposes (account deletion): those issue() made, one slot each. Login
-   * challenges (their own slots) die with the account and expire within mfaTtl. Needs a store with remove().
+   * Removes the account's tokens (account deletion): with a store that has removeAll(), every one of them, login and
+   * passkey challenges and the revert links of every address it left included; otherwise those of these purposes
+   * that issue() made, one slot each (the rest die with the account and expire by themselves). Needs remove() then.
    */
   async forget (caller: { log: FastifyBaseLogger }, accountId: string, purposes: ReadonlyArray<string | [purpose: string, subject: string]>): Promise<void> {
     const store = this.#store
+    if (store.removeAll !== undefined) {
+      await this.#storeCall(caller.log, 'oneTimeTokens.removeAll', async () => { await store.removeAll!(accountId) })
+      return
+    }
     if (store.remove === undefined) return
     for (const purpose of purposes) {
       const slot = typeof purpose === 'string' ? this.#accountSlot(purpose, accountId) : this.#accountSlot(purpose[0], `${accountId}\0${purpose[1]}`)
