@@ -52,6 +52,7 @@ import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
 import { createResetLinks } from './messages/reset-links.js'
 import { createMfa } from './mfa/options.js'
+import { removeSecondFactor } from './mfa/remove-second-factor.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import { createPasskeys } from './passkeys/options.js'
 import type { HashingStats } from './password/hasher.js'
@@ -121,7 +122,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
       activity,
       passkeys,
       sendResetLink: resetLinks === undefined ? undefined : async (caller, account) => await resetLinks.send(caller, account),
-      forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await mfa.secondFactor.forget(caller, accountId),
+      forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await removeSecondFactor(mfa, caller, accountId),
       notify: (message) => { outbox.send(undefined, message) }
     }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }

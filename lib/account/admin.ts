@@ -43,7 +43,7 @@ export interface AdminParts {
   passkeys: AccountPasskeys | undefined
   /** Sends a password_reset link (messages/reset-links.ts); undefined while resets are off. */
   sendResetLink: ((caller: { log: FastifyBaseLogger }, account: PasswordAuthAccount) => Promise<boolean>) | undefined
-  /** Removes the second factor and its counters (mfa/second-factor.ts); undefined while two factors are off. */
+  /** Removes the second factor, its counters and every trusted device (mfa/remove-second-factor.ts); undefined while two factors are off. */
   forgetSecondFactor: ((caller: { log: FastifyBaseLogger }, accountId: string) => Promise<boolean>) | undefined
   /** Hands a notice to `deliver` (messages/outbox.ts). */
   notify: (message: { type: 'mfa_disabled' | 'passkey_removed', to: string, accountId: string }) => void

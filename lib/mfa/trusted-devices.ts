@@ -93,9 +93,9 @@ export class TrustedDevices {
    * false if the store failed (logged). After a password change or a new enrolment that is tidying up only: the
    * hashes bind both, so no trust of before still works.
    */
-  async endAll (request: FastifyRequest, accountId: string, reason: Exclude<TrustEndReason, 'removed'>): Promise<boolean> {
-    const ended = await this.#storeCall(request.log, 'trustedDevices.endAll', () => this.#store.endAll(accountId)).then(() => true, () => false)
-    if (ended) this.#emit(request, { type: 'mfa.device_trust_ended', accountId, reason })
+  async endAll (caller: FastifyRequest | { log: FastifyBaseLogger }, accountId: string, reason: Exclude<TrustEndReason, 'removed'>): Promise<boolean> {
+    const ended = await this.#storeCall(caller.log, 'trustedDevices.endAll', () => this.#store.endAll(accountId)).then(() => true, () => false)
+    if (ended) this.#emit('headers' in caller ? caller : undefined, { type: 'mfa.device_trust_ended', accountId, reason })
     return ended
   }
 

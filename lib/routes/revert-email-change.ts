@@ -4,6 +4,7 @@ import { requestError } from '../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
 import { RevertEmailChangeBody, withDocumentedNewPassword } from '../http/schemas.js'
 import { validateAs } from '../http/validation.js'
+import { removeSecondFactor } from '../mfa/remove-second-factor.js'
 import type { StoredAccount } from '../stores/types.js'
 import { EMAIL_CHANGE, EMAIL_REVERT } from './change-email.js'
 import type { RouteContext } from './context.js'
@@ -15,10 +16,12 @@ const CAS_TRIES = 3
  * POST /RevertEmailChange: for whoever lost the account through a change they did not make. The link went to the
  * old address, so it is bound to the account alone: a later change of address or password (the taker's) does not
  * outrun it. Restores the address (unless another account holds it), sets the new password (the credential
- * version advances, so every token dies), ends every session, removes every passkey. Works once.
+ * version advances, so every token dies), ends every session, removes every passkey, and turns two factors off as
+ * an admin's resetSecondFactor does (secret, recovery codes, trusted devices; mfa_disabled to the restored address):
+ * a taker who enrolled or re-enrolled them would otherwise hold the owner out with their own codes. Works once.
  */
 export function registerRevertEmailChange (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, storeCall, emit, outbox, oneTimeTokens, sessionService, throttle, passkeys } = context
+  const { accounts, hasher, policy, storeCall, emit, outbox, oneTimeTokens, sessionService, throttle, passkeys, secondFactor, trustedDevices } = context
 
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string): Error {
     emit(request, { type: 'account.email_change_failed', route: 'RevertEmailChange', reason, accountId })
@@ -35,7 +38,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
   app.withTypeProvider<TypeBoxTypeProvider>().post('/RevertEmailChange', {
     schema: {
       summary: 'Undo a change of address you did not make, and set a new password',
-      description: 'The token comes from the email_changed message the old address got. Every session ends and every passkey is removed; it does not log in.',
+      description: 'The token comes from the email_changed message the old address got. Every session ends, every passkey is removed and two factors are turned off; it does not log in.',
       tags: ['Account'],
       body: withDocumentedNewPassword(RevertEmailChangeBody, policy),
       response: {
@@ -76,6 +79,10 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
     await sessionService.endAll(request, found.accountId, 'email_changed')
     await passkeys?.removeAll(request, found.accountId)
+    if (secondFactor !== undefined && await removeSecondFactor({ secondFactor, trustedDevices }, request, found.accountId)) {
+      emit(request, { type: 'mfa.disabled', accountId: found.accountId })
+      outbox.send(request, { type: 'mfa_disabled', to: oldEmail, accountId: found.accountId })
+    }
     // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.
     await oneTimeTokens.forget(request, found.accountId, [EMAIL_CHANGE, 'password_reset'])
     await throttle.forget(request, oldEmail).catch(() => {})
