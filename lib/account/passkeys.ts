@@ -10,4 +10,6 @@ export interface AccountPasskeys {
   list (caller: { log: FastifyBaseLogger }, accountId: string): Promise<unknown[]>
   /** Removes every passkey of the account; resolves how many there were. */
   removeAll (caller: { log: FastifyBaseLogger }, accountId: string): Promise<number>
+  /** Removes every passkey and the user handle of a deleted account (a store without forget(): the passkeys only). */
+  forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<number>
 }

@@ -164,6 +164,12 @@ export class Passkeys {
    * Removes every passkey of the account; resolves how many. `reason`: a password reset, or (`host`) the account's
    * own end or revert of an address change, or an admin (account/). `caller`: the request, or the host API's logger.
    */
+  async forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<number> {
+    const { store, storeCall } = this.#o
+    if (store.forget === undefined) return await this.removeAll(caller, accountId)
+    return await storeCall(caller.log, 'passkeys.forget', async () => await store.forget!(accountId))
+  }
+
   async removeAll (caller: { log: FastifyBaseLogger } | undefined, accountId: string, reason: 'password_reset' | 'host' = 'host'): Promise<number> {
     const { store, storeCall, emit } = this.#o
     const count = await storeCall(caller?.log ?? this.#o.log, 'passkeys.removeAll', () => store.removeAll(accountId))

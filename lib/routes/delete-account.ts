@@ -25,7 +25,7 @@ async function forgetAccount (context: RouteContext, request: FastifyRequest, ac
     ['attempts', async () => { await throttle.forget(request, account.email) }],
     ['deviceAttempts', async () => { await throttle.forgetAccount(request, account.id) }],
     ['mailLimit', async () => { await mailLimit.forget(request, account.email) }],
-    ['passkeys', passkeys === undefined ? undefined : async () => await passkeys.removeAll(request, account.id)],
+    ['passkeys', passkeys === undefined ? undefined : async () => await passkeys.forget(request, account.id)],
     ['activity', async () => { await storeCall(request.log, 'activity.forget', () => activity.forget(account.id)) }]
   ]
   const result: { failed: string[], error?: unknown } = { failed: [] }

@@ -423,6 +423,11 @@ export interface PasskeyStore {
   remove (accountId: string, credentialId: string): Promise<boolean>
   /** Removes every passkey of the account; resolves how many. */
   removeAll (accountId: string): Promise<number>
+  /**
+   * Removes every passkey of the account and its user handle; resolves how many passkeys. Needed by account
+   * deletion: without it the handle (which names nobody without the account) stays behind.
+   */
+  forget? (accountId: string): Promise<number>
 }
 
 /** A device trusted for an account's second factor (contract §21), as the owner's list shows it. Times are epoch milliseconds of the store's clock. */

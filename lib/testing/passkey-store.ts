@@ -126,6 +126,26 @@ export function passkeyStoreContract (harness: PasskeyStoreHarness): ContractChe
         assert.equal(await store.userHandle(accountId, random()), handles[0])
         assert.notEqual(await store.userHandle(random(), 'other'), handles[0])
       }
+    },
+    {
+      name: 'forget (when the store has it) removes the account\'s passkeys and its user handle, and nothing of another account',
+      async run () {
+        const store = await fresh()
+        if (store.forget === undefined) return
+        const [ada, bea] = [random(), random()]
+        const handle = await store.userHandle(ada, random())
+        const beasHandle = await store.userHandle(bea, random())
+        const [a1, a2, b1] = [samplePasskey(ada), samplePasskey(ada), samplePasskey(bea)]
+        for (const passkey of [a1, a2, b1]) assert.equal(await store.add(passkey, 10), 'added')
+        assert.equal(await store.forget(ada), 2)
+        assert.deepEqual(await store.list(ada), [])
+        assert.equal(await store.get(a1.id), null)
+        const candidate = random()
+        assert.equal(await store.userHandle(ada, candidate), candidate, `the handle ${handle} is gone: a new one is made`)
+        assert.equal(await store.userHandle(bea, random()), beasHandle, 'another account keeps its handle')
+        assert.deepEqual((await store.list(bea)).map(({ id }) => id), [b1.id])
+        assert.equal(await store.forget(random()), 0)
+      }
     }
   ]
 }

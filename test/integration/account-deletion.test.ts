@@ -1,12 +1,17 @@
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { hashPassword, type PasswordAuthMessage } from '../../lib/index.js'
 import {
-  createPostgresSchema, PostgresAccountStore, PostgresActivityStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore
+  createPostgresSchema, PostgresAccountStore, PostgresActivityStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresPasskeyStore,
+  PostgresSessionStore, PostgresTrustedDeviceStore
 } from '../../lib/stores/postgres/index.js'
-import { RedisAttemptStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
-import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD } from '../helpers/app.js'
+import {
+  RedisAttemptStore, RedisMfaStore, RedisOneTimeTokenStore, RedisPasskeyStore, RedisSessionStore, RedisTrustedDeviceStore
+} from '../../lib/stores/redis/index.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD, type TestApp } from '../helpers/app.js'
+import { totpCode } from '../helpers/mfa.js'
+import { PASSKEYS } from '../helpers/passkeys.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
 const TABLES = ['auth_accounts', 'auth_sessions', 'auth_attempts', 'auth_one_time_tokens', 'auth_mfa', 'auth_activity']
@@ -119,6 +124,138 @@ t.test('DeleteAccount with sessions, attempts and one-time tokens in Redis: no k
   t.same(await keysText(client, prefix), [], 'no key is left under the test\'s prefixes')
   const rows = await tablesText(pool)
   for (const table of TABLES) t.notOk(rows[table]!.includes(ada.id), `${table}: no row names the account`)
+})
+
+const SECOND = 'ada.second@example.net'
+const PENDING = 'ada.pending@example.net'
+const ADDRESSES = [EMAIL, SECOND, PENDING]
+
+/**
+ * What an account with two factors leaves in flight, beside its sessions: a revert link to the address it left,
+ * a trusted device (rememberDevice), its device's password counter, a pending login challenge with a wrong code on
+ * its counter, a passkey challenge and a pending change of address. Resolves a session fit for DeleteAccount.
+ */
+async function leaveEverything (t: Test, { app, login, token }: TestApp, messages: PasswordAuthMessage[]): Promise<string> {
+  const post = async (url: string, bearer: string | undefined, payload?: Record<string, unknown>): Promise<number> => (await app.inject({
+    method: 'POST', url: `/Auth${url}`, headers: bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }, ...payload === undefined ? {} : { payload }
+  })).statusCode
+  const message = async (type: string, to: string): Promise<PasswordAuthMessage & { token?: string }> => {
+    for (let waited = 0; waited < 5000; waited += 10) {
+      const found = messages.find((m) => m.type === type && m.to === to)
+      if (found !== undefined) return found
+      await sleep(10)
+    }
+    throw new Error(`no ${type} message to ${to}`)
+  }
+  const first = await token()
+  const setup = await app.inject({ method: 'POST', url: '/Auth/Mfa/Setup', headers: { authorization: `Bearer ${first}` } })
+  const confirm = await app.inject({ method: 'POST', url: '/Auth/Mfa/Confirm', headers: { authorization: `Bearer ${first}` }, payload: { code: totpCode(setup.json().secret), password: PASSWORD } })
+  t.equal(confirm.statusCode, 200, 'two factors on')
+  const recoveryCodes: string[] = confirm.json().recoveryCodes
+  t.equal(await post('/ChangeEmail', first, { newEmail: SECOND }), 202)
+  t.equal(await post('/VerifyEmailChange', undefined, { token: (await message('email_change', SECOND)).token }), 204, 'moved: the old address got a revert link')
+  await message('email_changed', EMAIL)
+  const trusted = await app.inject({ method: 'POST', url: '/Auth/LoginMfa', payload: { mfaToken: (await login(SECOND, PASSWORD)).json().mfaToken, code: recoveryCodes[0], rememberDevice: true } })
+  t.equal(trusted.statusCode, 200, 'a trusted device')
+  const { accessToken, deviceToken } = trusted.json()
+  for (let i = 0; i < 2; i++) t.equal(await post('/Login', undefined, { email: SECOND, password: 'a wrong password', deviceToken }), 401, 'on the device\'s counter')
+  const pending = (await login(SECOND, PASSWORD)).json().mfaToken
+  t.type(pending, 'string', 'a pending login challenge')
+  t.equal(await post('/LoginMfa', undefined, { mfaToken: pending, code: 'not-a-code-of-hers' }), 401, 'a wrong code on its counter')
+  t.equal(await post('/Passkeys/RegisterOptions', accessToken), 200, 'a passkey challenge')
+  t.equal(await post('/ChangeEmail', accessToken, { newEmail: PENDING }), 202)
+  await message('email_change', PENDING)
+  return accessToken
+}
+
+/** Every table of the pool's schema, with its rows as text. */
+async function schemaText (pool: pg.Pool): Promise<Record<string, string>> {
+  const { rows } = await pool.query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")
+  const text: Record<string, string> = {}
+  for (const { name } of rows as Array<{ name: string }>) text[name] = JSON.stringify((await pool.query(`SELECT * FROM "${name}"`)).rows)
+  return text
+}
+
+/** Budgets of messages to an address (mail.<type>.<HMAC>) count a mailbox, not an account: those of addresses the account left stay their hour. */
+const isMailboxBudget = (key: string): boolean => /^mail\.|\{mail\./.test(key)
+
+t.test('DeleteAccount on PostgreSQL leaves nothing in flight: challenges, revert and change links, device counters, trusted devices', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'deletion_leftovers')
+  await createPostgresSchema(pool)
+  const accounts = new PostgresAccountStore({ pool })
+  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  const messages: PasswordAuthMessage[] = []
+  const app = await buildTestApp(t, {
+    auth: {
+      accounts,
+      sessions: new PostgresSessionStore({ pool }),
+      attempts: new PostgresAttemptStore({ pool }),
+      oneTimeTokens: new PostgresOneTimeTokenStore({ pool }),
+      mfa: { issuer: 'Test', trustDays: 30, trustedDevices: new PostgresTrustedDeviceStore({ pool }) },
+      mfaStore: new PostgresMfaStore({ pool }),
+      passkeys: PASSKEYS,
+      passkeyStore: new PostgresPasskeyStore({ pool }),
+      admin: { activity: new PostgresActivityStore({ pool }) },
+      passwordReset: true,
+      sessionRoutes: true,
+      deliver: (message) => { messages.push(message) },
+      account: { deletion: true, emailChange: true }
+    }
+  })
+  const access = await leaveEverything(t, app, messages)
+  const purposes = (await pool.query('SELECT purpose FROM auth_one_time_tokens WHERE account_id = $1 ORDER BY purpose', [ada.id])).rows.map((row: { purpose: string }) => row.purpose)
+  for (const purpose of ['email_change', 'email_revert', 'mfa_login']) t.ok(purposes.includes(purpose), `a ${purpose} token before`)
+  t.ok(purposes.length >= 4, `and a passkey challenge: ${purposes.join(', ')}`)
+  t.ok((await pool.query('SELECT 1 FROM auth_trusted_devices WHERE account_id = $1', [ada.id])).rowCount, 'a trusted device before')
+  t.ok((await pool.query('SELECT 1 FROM auth_trusted_devices_generations WHERE account_id = $1', [ada.id])).rowCount, 'and its generation')
+  t.ok((await pool.query("SELECT 1 FROM auth_attempts WHERE key LIKE 'acct.%/device.%'")).rowCount, 'a device counter before')
+  t.ok((await pool.query("SELECT 1 FROM auth_attempts WHERE key LIKE 'acct.%/code.%'")).rowCount, 'a challenge\'s code counter before')
+
+  t.equal((await app.app.inject({ method: 'POST', url: '/Auth/DeleteAccount', headers: { authorization: `Bearer ${access}` } })).statusCode, 204)
+  await sleep(100)
+  for (const [table, text] of Object.entries(await schemaText(pool))) {
+    t.notOk(text.includes(ada.id), `${table}: no row names the account`)
+    for (const address of ADDRESSES) t.notOk(text.toLowerCase().includes(address), `${table}: no row holds ${address}`)
+  }
+  // An address's counter after a success holds nothing (no failure, no lease) until the next prune: one of the address the account left may wait for it.
+  const counting = (await pool.query('SELECT key FROM auth_attempts WHERE failures > 0 OR strpos(key, \'/\') > 0 OR leases <> \'{}\'')).rows.map((row: { key: string }) => row.key)
+  t.same(counting.filter((key: string) => !isMailboxBudget(key)), [], 'no attempt counter is left, of the address, its devices or its challenges')
+})
+
+t.test('DeleteAccount with every store in Redis leaves no key of the account in flight', { skip: postgresUnavailable || redisUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'deletion_leftovers_redis')
+  await createPostgresSchema(pool)
+  const accounts = new PostgresAccountStore({ pool })
+  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  const prefix = `test:deletion-leftovers:${process.pid}:${Date.now().toString(36)}:`
+  const client = redisClient(t)
+  t.teardown(async () => { await deleteKeys(client, prefix) })
+  const messages: PasswordAuthMessage[] = []
+  const app = await buildTestApp(t, {
+    auth: {
+      accounts,
+      sessions: new RedisSessionStore({ client, prefix: `${prefix}sessions:` }),
+      attempts: new RedisAttemptStore({ client, prefix: `${prefix}attempts:` }),
+      oneTimeTokens: new RedisOneTimeTokenStore({ client, prefix: `${prefix}one-time:` }),
+      mfa: { issuer: 'Test', trustDays: 30, trustedDevices: new RedisTrustedDeviceStore({ client, prefix: `${prefix}trusted:` }) },
+      mfaStore: new RedisMfaStore({ client, prefix: `${prefix}mfa:` }),
+      passkeys: PASSKEYS,
+      passkeyStore: new RedisPasskeyStore({ client, prefix: `${prefix}passkeys:` }),
+      passwordReset: true,
+      sessionRoutes: true,
+      deliver: (message) => { messages.push(message) },
+      account: { deletion: true, emailChange: true }
+    }
+  })
+  const access = await leaveEverything(t, app, messages)
+  const before = await keysText(client, prefix)
+  for (const kind of ['sessions:', 'attempts:{acct.', 'one-time:account:', 'trusted:', 'mfa:']) t.ok(before.some((key) => key.startsWith(prefix + kind)), `${kind} keys before`)
+  t.ok(before.filter((key) => key.startsWith(`${prefix}one-time:{`)).length >= 4, 'tokens: a revert and a change link, a login and a passkey challenge')
+
+  t.equal((await app.app.inject({ method: 'POST', url: '/Auth/DeleteAccount', headers: { authorization: `Bearer ${access}` } })).statusCode, 204)
+  await sleep(100)
+  t.same((await keysText(client, prefix)).filter((key) => !isMailboxBudget(key.slice(prefix.length))), [], 'no key is left under the test\'s prefixes')
+  for (const [table, text] of Object.entries(await schemaText(pool))) t.notOk(text.includes(ada.id), `${table}: no row names the account`)
 })
 
 t.test('PostgresActivityStore: newest first, per account, nothing past its retention, pruned, forgotten with the account', { skip: postgresUnavailable }, async (t) => {

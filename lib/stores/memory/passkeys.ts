@@ -48,6 +48,11 @@ export class MemoryPasskeyStore implements PasskeyStore {
     return owned.length
   }
 
+  async forget (accountId: string): Promise<number> {
+    this.#handles.delete(accountId)
+    return await this.removeAll(accountId)
+  }
+
   #owned (accountId: string): StoredPasskey[] {
     return [...this.#passkeys.values()].filter((passkey) => passkey.accountId === accountId).sort((a, b) => a.createdAt - b.createdAt)
   }

@@ -53,7 +53,7 @@ const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`
 const COLUMNS = `credential_id AS id, account_id AS "accountId", public_key AS "publicKey", counter::float8 AS counter, backup_eligible AS "backupEligible",
   backed_up AS "backedUp", transports, name, created_at AS "createdAt", last_used_at AS "lastUsedAt"`
 
-type Name = 'userHandle' | 'add' | 'get' | 'list' | 'use' | 'remove' | 'removeAll'
+type Name = 'userHandle' | 'add' | 'get' | 'list' | 'use' | 'remove' | 'removeAll' | 'forget'
 
 /**
  * Passkeys in PostgreSQL. Each call is one statement: a credential id is the primary key (unique across
@@ -77,7 +77,8 @@ export class PostgresPasskeyStore implements PasskeyStore {
       list: `SELECT ${COLUMNS} FROM ${name} WHERE account_id = $1 ORDER BY created_at, credential_id`,
       use: `UPDATE ${name} SET counter = $3, backed_up = $4, last_used_at = $5 WHERE credential_id = $1 AND counter = $2 RETURNING 1`,
       remove: `DELETE FROM ${name} WHERE account_id = $1 AND credential_id = $2 RETURNING 1`,
-      removeAll: `DELETE FROM ${name} WHERE account_id = $1 RETURNING 1`
+      removeAll: `DELETE FROM ${name} WHERE account_id = $1 RETURNING 1`,
+      forget: `WITH handle AS (DELETE FROM ${handles} WHERE account_id = $1) DELETE FROM ${name} WHERE account_id = $1 RETURNING 1`
     })
   }
 
@@ -108,6 +109,10 @@ export class PostgresPasskeyStore implements PasskeyStore {
 
   async removeAll (accountId: string): Promise<number> {
     return (await this.#query('removeAll', accountId)).rowCount ?? 0
+  }
+
+  async forget (accountId: string): Promise<number> {
+    return (await this.#query('forget', accountId)).rowCount ?? 0
   }
 
   async #query (statement: Name, ...values: unknown[]) {

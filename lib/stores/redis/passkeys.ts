@@ -41,6 +41,7 @@ type ScriptedClient = Record<string, (key: string, ...args: Array<string | numbe
   hgetall: (key: string) => Promise<Record<string, string>>
   zrange: (key: string, start: number, stop: number) => Promise<string[]>
   zrem: (key: string, ...members: string[]) => Promise<number>
+  del: (key: string) => Promise<number>
 }
 
 /**
@@ -125,6 +126,13 @@ export class RedisPasskeyStore implements PasskeyStore {
     const removed = await Promise.all(ids.map(async (id) => await this.#run('removeOwned', this.#credentialKey(id), accountId) === 1))
     if (ids.length > 0) await this.#client.zrem(this.#accountKey(accountId), ...ids)
     return removed.filter(Boolean).length
+  }
+
+  /** The passkeys first (removeAll), then the handle: a handle without passkeys signs nobody in. */
+  async forget (accountId: string): Promise<number> {
+    const removed = await this.removeAll(accountId)
+    await this.#client.del(`${this.#prefix}h:{${accountId}}`)
+    return removed
   }
 
   async #run (script: Script, key: string, ...args: Array<string | number>): Promise<unknown> {
