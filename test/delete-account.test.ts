@@ -1,6 +1,8 @@
 import t from 'tap'
+import { MemoryOneTimeTokenStore } from '../lib/index.js'
 import { EMAIL, PASSWORD } from './helpers/app.js'
 import { accountApp } from './helpers/account.js'
+import { currentStep, totpCode } from './helpers/mfa.js'
 import { expectProblem } from './helpers/problem.js'
 
 const TEN_MINUTES = 600_000
@@ -68,6 +70,55 @@ t.test('DeleteAccount with two factors on needs a session that passed them, and 
   expectProblem(t, await mfa.post('/DeleteAccount', passwordOnly), 401, 'FST_PWAUTH_MFA_REQUIRED')
   t.equal((await mfa.post('/DeleteAccount', accessToken)).statusCode, 204)
   t.equal(await mfa.accounts.findById(mfa.ada.id), null)
+})
+
+/** A one-time token store whose removeAll fails, as a store going down in the middle of a deletion does. */
+class FailingRemoval extends MemoryOneTimeTokenStore {
+  override async removeAll (): Promise<void> { throw new Error('connection lost') }
+}
+
+t.test('DeleteAccount with a store failing after the account is gone: 503, the rest is still removed, and nothing left works', async (t) => {
+  const oneTimeTokens = new FailingRemoval()
+  const { post, tokens, login, me, refresh, accounts, ada, sessions, message, events, messages } = await accountApp(t, { oneTimeTokens, mfa: { issuer: 'Test' } })
+  const first = await tokens()
+  const setup = await post('/Mfa/Setup', first.accessToken)
+  const confirm = await post('/Mfa/Confirm', first.accessToken, { code: totpCode(setup.json().secret, currentStep()), password: PASSWORD })
+  const recoveryCodes: string[] = confirm.json().recoveryCodes
+  t.equal((await post('/ForgotPassword', undefined, { email: EMAIL })).statusCode, 202)
+  const reset = await message('password_reset', EMAIL)
+  const mfaToken = (await login(EMAIL, PASSWORD)).json().mfaToken
+  t.type(mfaToken, 'string', 'a pending login challenge')
+  const other = (await post('/LoginMfa', undefined, { mfaToken: (await login(EMAIL, PASSWORD)).json().mfaToken, code: recoveryCodes[0] })).json()
+  t.type(other.accessToken, 'string', 'a second session, which passed two factors')
+
+  expectProblem(t, await post('/DeleteAccount', other.accessToken), 503, 'FST_PWAUTH_UNAVAILABLE')
+  t.equal(await accounts.findById(ada.id), null, 'the account went first')
+  t.same(await sessions.list(ada.id), [], 'the parts after the failing one ran too')
+  const deleted = events.find((e) => e.type === 'account.deleted')
+  t.match(deleted, { accountId: ada.id, leftovers: ['oneTimeTokens'] }, 'the host hears what was left')
+  t.ok(oneTimeTokens.size > 0, 'the tokens the store could not remove are still in it')
+  t.ok(messages.some((m) => m.type === 'account_deleted' && m.to === EMAIL), 'the address hears of it: the account is gone')
+  for (const session of [first, other]) {
+    t.equal((await me(session.accessToken)).statusCode, 401, 'no access token works')
+    t.equal((await refresh(session.refreshToken)).statusCode, 401, 'no refresh token works')
+  }
+  expectProblem(t, await post('/DeleteAccount', other.accessToken), 401, 'FST_PWAUTH_TOKEN_INVALID', 'a retry with the same session finds no account')
+  expectProblem(t, await post('/LoginMfa', undefined, { mfaToken, code: recoveryCodes[1] }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'the challenge left in the store is dead')
+  expectProblem(t, await post('/ResetPassword', undefined, { token: reset.token, newPassword: 'a fresh passphrase 42', confirmNewPassword: 'a fresh passphrase 42' }), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID', 'so is the reset link')
+  expectProblem(t, await login(EMAIL, PASSWORD), 401, 'FST_PWAUTH_INVALID_CREDENTIALS', 'the address is unknown')
+})
+
+t.test('DeleteAccount with the account store failing: 503, nothing is removed, and the same session may try again', async (t) => {
+  const { post, token, accounts, ada, me } = await accountApp(t)
+  const access = await token()
+  const remove = accounts.delete.bind(accounts)
+  accounts.delete = async () => { throw new Error('connection lost') }
+  expectProblem(t, await post('/DeleteAccount', access), 503, 'FST_PWAUTH_UNAVAILABLE')
+  t.not(await accounts.findById(ada.id), null)
+  t.equal((await me(access)).statusCode, 200, 'the session lives on')
+  accounts.delete = remove
+  t.equal((await post('/DeleteAccount', access)).statusCode, 204)
+  t.equal(await accounts.findById(ada.id), null)
 })
 
 t.test('Export: what the plugin holds (never the hash) and what the host adds; needs a recent password proof', async (t) => {
