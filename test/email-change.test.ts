@@ -2,6 +2,7 @@ import t from 'tap'
 import { hashPassword } from '../lib/index.js'
 import { CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
 import { accountApp, sleep } from './helpers/account.js'
+import { currentStep, totpCode } from './helpers/mfa.js'
 import { expectProblem } from './helpers/problem.js'
 
 const NEW_EMAIL = 'ada@example.net'
@@ -150,6 +151,41 @@ t.test('RevertEmailChange gives the owner the account back after the taker chang
   t.equal((await me(takerSession.accessToken)).statusCode, 401, 'the taker\'s sessions ended')
   expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400,
     'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'works once')
+})
+
+t.test('RevertEmailChange turns off the two factors a taker enrolled: the owner is back with the new password alone, and may enrol her own', async (t) => {
+  const { post, app, changeToken, token, login, message, messages, events, ada } = await accountApp(t, { mfa: { issuer: 'Test', trustDays: 30 } })
+  const get = async (url: string, bearer: string) => await app.inject({ url: `/Auth${url}`, headers: { authorization: `Bearer ${bearer}` } })
+  // The taker, with the password and a session, sets up two factors with an authenticator of their own.
+  const stolen = await token()
+  const takerSecret: string = (await post('/Mfa/Setup', stolen)).json().secret
+  const enrolled = await post('/Mfa/Confirm', stolen, { code: totpCode(takerSecret, currentStep()), password: PASSWORD })
+  t.equal(enrolled.statusCode, 200)
+  const takerCodes: string[] = enrolled.json().recoveryCodes
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(stolen, 'taker@example.net') })).statusCode, 204)
+  const revert = (await message('email_changed', EMAIL)).token!
+  const trusted = await post('/LoginMfa', undefined, { mfaToken: (await login('taker@example.net', PASSWORD)).json().mfaToken, code: takerCodes[0], rememberDevice: true })
+  t.equal(trusted.statusCode, 200, 'and a device of theirs trusted for the second factor')
+  t.equal((await get('/Sessions/Devices', trusted.json().accessToken)).json().length, 1)
+
+  t.equal((await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)
+  const back = await login(EMAIL, NEW_PASSWORD)
+  t.equal(back.statusCode, 200)
+  t.type(back.json().accessToken, 'string', 'the new password alone gives tokens')
+  t.equal(back.json().mfaToken, undefined, 'no challenge: the taker\'s second factor is gone')
+  t.ok(messages.some((m) => m.type === 'mfa_disabled' && m.to === EMAIL), 'the restored address hears two factors went off')
+  t.ok(events.some((e) => e.type === 'mfa.disabled' && e.accountId === ada.id))
+  t.same((await get('/Sessions/Devices', back.json().accessToken)).json(), [], 'no device of the taker is trusted')
+
+  // The owner enrols her own; the taker's code and recovery codes open nothing.
+  const ownerSession = await token(EMAIL, NEW_PASSWORD)
+  const ownerSecret: string = (await post('/Mfa/Setup', ownerSession)).json().secret
+  const ownerEnrolled = await post('/Mfa/Confirm', ownerSession, { code: totpCode(ownerSecret, currentStep()), password: NEW_PASSWORD })
+  t.equal(ownerEnrolled.statusCode, 200, 'the owner can turn two factors on again')
+  const challenge = async (): Promise<string> => (await login(EMAIL, NEW_PASSWORD)).json().mfaToken
+  expectProblem(t, await post('/LoginMfa', undefined, { mfaToken: await challenge(), code: totpCode(takerSecret, currentStep()) }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'the taker\'s TOTP code')
+  expectProblem(t, await post('/LoginMfa', undefined, { mfaToken: await challenge(), code: takerCodes[1] }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a recovery code of the taker')
+  t.equal((await post('/LoginMfa', undefined, { mfaToken: await challenge(), code: ownerEnrolled.json().recoveryCodes[0] })).statusCode, 200, 'the owner\'s own')
 })
 
 t.test('RevertEmailChange: an old address another account took meanwhile is not taken from it', async (t) => {

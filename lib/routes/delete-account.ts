@@ -21,7 +21,7 @@ async function forgetAccount (context: RouteContext, request: FastifyRequest, ac
     ['sessions', async () => await sessionService.forget(request, account.id)],
     ['mfa', secondFactor === undefined ? undefined : async () => await secondFactor.forget(request, account.id)],
     ['trustedDevices', trustedDevices === undefined ? undefined : async () => { await trustedDevices.forget(request, account.id) }],
-    ['oneTimeTokens', async () => { await oneTimeTokens.forget(request, account.id, ['password_reset', EMAIL_CHANGE, [EMAIL_REVERT, account.email]]) }],
+    ['oneTimeTokens', async () => { await oneTimeTokens.forgetAccount(request, account.id, ['password_reset', EMAIL_CHANGE, [EMAIL_REVERT, account.email]]) }],
     ['attempts', async () => { await throttle.forget(request, account.email) }],
     ['deviceAttempts', async () => { await throttle.forgetAccount(request, account.id) }],
     ['mailLimit', async () => { await mailLimit.forget(request, account.email) }],

@@ -117,22 +117,25 @@ export class OneTimeTokens {
     return null
   }
 
-  /**
-   * Removes the account's tokens (account deletion): with a store that has removeAll(), every one of them, login and
-   * passkey challenges and the revert links of every address it left included; otherwise those of these purposes
-   * that issue() made, one slot each (the rest die with the account and expire by themselves). Needs remove() then.
-   */
+  /** Removes the account's tokens of these purposes: those issue() and issueFor() made, one slot each. Needs a store with remove(). */
   async forget (caller: { log: FastifyBaseLogger }, accountId: string, purposes: ReadonlyArray<string | [purpose: string, subject: string]>): Promise<void> {
     const store = this.#store
-    if (store.removeAll !== undefined) {
-      await this.#storeCall(caller.log, 'oneTimeTokens.removeAll', async () => { await store.removeAll!(accountId) })
-      return
-    }
     if (store.remove === undefined) return
     for (const purpose of purposes) {
       const slot = typeof purpose === 'string' ? this.#accountSlot(purpose, accountId) : this.#accountSlot(purpose[0], `${accountId}\0${purpose[1]}`)
       await this.#storeCall(caller.log, 'oneTimeTokens.remove', async () => { await store.remove!(slot) })
     }
+  }
+
+  /**
+   * Removes every token of a deleted account with a store that has removeAll(): login and passkey challenges and the
+   * revert links of every address it left included. Otherwise forget() of `purposes`; the rest die with the account
+   * (each is checked against it) and expire by themselves.
+   */
+  async forgetAccount (caller: { log: FastifyBaseLogger }, accountId: string, purposes: ReadonlyArray<string | [purpose: string, subject: string]>): Promise<void> {
+    const store = this.#store
+    if (store.removeAll === undefined) return await this.forget(caller, accountId, purposes)
+    await this.#storeCall(caller.log, 'oneTimeTokens.removeAll', async () => { await store.removeAll!(accountId) })
   }
 
   /** A slot derived from the account: under the key whose kid sorts first, so instances holding the keys in another order agree. */
