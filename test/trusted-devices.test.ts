@@ -155,6 +155,14 @@ t.test('every trust ends at a password change, at Disable, at a new enrolment an
     t.equal((await login(deviceToken)).json().mfaRequired, true)
     t.equal((await post('/Sessions/EndOthers', accessToken)).statusCode, 200, 'again: nothing left to end')
   })
+  await t.test('an admin\'s resetSecondFactor', async (t) => {
+    const { trustedLogin, app, ada, trustedDevices, events } = await trustApp(t)
+    await trustedLogin()
+    t.equal((await trustedDevices.list(ada.id)).length, 1)
+    t.equal(await app.passwordAuth.admin.resetSecondFactor(ada.id, { admin: 'support:grace' }), true)
+    t.same(await trustedDevices.list(ada.id), [], 'the store holds no live trust')
+    t.match(events.filter((event) => event.type === 'mfa.device_trust_ended').at(-1), { reason: 'mfa_changed' })
+  })
 })
 
 t.test('DELETE /Sessions/Devices/:id ends one trust: recent authentication, and 404 for an id that is not the caller\'s', async (t) => {
