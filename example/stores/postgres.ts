@@ -56,6 +56,7 @@
 //     expires_at float8 NOT NULL DEFAULT 0
 //   );
 //   CREATE INDEX IF NOT EXISTS "auth_attempts_expires_idx" ON "auth_attempts" (expires_at);
+//   CREATE INDEX IF NOT EXISTS "auth_attempts_group_idx" ON "auth_attempts" (split_part(key, '/', 1)) WHERE strpos(key, '/') > 0;
 //   CREATE OR REPLACE FUNCTION "auth_attempts_reserve"(p_key text, p_ticket text, p_free integer, p_lease float8, p_in_flight_retry float8)
 //   RETURNS float8 LANGUAGE plpgsql AS $reserve$
 //   DECLARE
@@ -127,6 +128,7 @@
 //     expires_at timestamptz NOT NULL
 //   );
 //   CREATE INDEX IF NOT EXISTS "auth_one_time_tokens_expires_idx" ON "auth_one_time_tokens" (expires_at);
+//   CREATE INDEX IF NOT EXISTS "auth_one_time_tokens_account_idx" ON "auth_one_time_tokens" (account_id) WHERE account_id <> '';
 //   CREATE TABLE IF NOT EXISTS "auth_mfa" (
 //     account_id text PRIMARY KEY,
 //     secret text NOT NULL,
