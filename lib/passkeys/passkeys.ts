@@ -164,10 +164,14 @@ export class Passkeys {
    * Removes every passkey of the account; resolves how many. `reason`: a password reset, or (`host`) the account's
    * own end or revert of an address change, or an admin (account/). `caller`: the request, or the host API's logger.
    */
+  /** Removes every passkey and the user handle of a deleted account (a store without forget(): the passkeys only). */
   async forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<number> {
-    const { store, storeCall } = this.#o
+    const { store, storeCall, emit } = this.#o
     if (store.forget === undefined) return await this.removeAll(caller, accountId)
-    return await storeCall(caller.log, 'passkeys.forget', async () => await store.forget!(accountId))
+    const count = await storeCall(caller.log, 'passkeys.forget', async () => await store.forget!(accountId))
+    const request = 'id' in caller && 'raw' in caller ? caller as FastifyRequest : undefined
+    if (count > 0) emit(request, { type: 'passkey.removed', accountId, count, reason: 'host' })
+    return count
   }
 
   async removeAll (caller: { log: FastifyBaseLogger } | undefined, accountId: string, reason: 'password_reset' | 'host' = 'host'): Promise<number> {

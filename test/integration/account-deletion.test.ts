@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis'
 import type pg from 'pg'
 import t, { type Test } from 'tap'
-import { hashPassword, type PasswordAuthMessage } from '../../lib/index.js'
+import {
+  hashPassword, MemoryAttemptStore, MemoryOneTimeTokenStore, MemoryPasskeyStore, MemoryTrustedDeviceStore, type PasswordAuthMessage
+} from '../../lib/index.js'
 import {
   createPostgresSchema, PostgresAccountStore, PostgresActivityStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresPasskeyStore,
   PostgresSessionStore, PostgresTrustedDeviceStore
@@ -178,6 +180,41 @@ async function schemaText (pool: pg.Pool): Promise<Record<string, string>> {
 
 /** Budgets of messages to an address (mail.<type>.<HMAC>) count a mailbox, not an account: those of addresses the account left stay their hour. */
 const isMailboxBudget = (key: string): boolean => /^mail\.|\{mail\./.test(key)
+
+t.test('DeleteAccount with the memory stores leaves nothing in flight', async (t) => {
+  const oneTimeTokens = new MemoryOneTimeTokenStore()
+  const trustedDevices = new MemoryTrustedDeviceStore()
+  const passkeyStore = new MemoryPasskeyStore()
+  const attempts = new MemoryAttemptStore()
+  const messages: PasswordAuthMessage[] = []
+  const app = await buildTestApp(t, {
+    auth: {
+      attempts,
+      oneTimeTokens,
+      mfa: { issuer: 'Test', trustDays: 30, trustedDevices },
+      passkeys: PASSKEYS,
+      passkeyStore,
+      passwordReset: true,
+      sessionRoutes: true,
+      deliver: (message) => { messages.push(message) },
+      account: { deletion: true, emailChange: true }
+    }
+  })
+  const access = await leaveEverything(t, app, messages)
+  const { ada } = app
+  t.ok(oneTimeTokens.size >= 4, 'tokens before: a revert and a change link, a login and a passkey challenge')
+  t.equal((await trustedDevices.list(ada.id)).length, 1, 'a trusted device before')
+  const handle = await passkeyStore.userHandle(ada.id, 'a handle made now')
+  t.not(handle, 'a handle made now', 'a user handle before')
+  const attemptKeys = attempts.size
+
+  t.equal((await app.app.inject({ method: 'POST', url: '/Auth/DeleteAccount', headers: { authorization: `Bearer ${access}` } })).statusCode, 204)
+  t.equal(oneTimeTokens.size, 0, 'no one-time token is left')
+  t.equal(await trustedDevices.generation(ada.id), 0, 'nothing of the trusted devices, their generation neither')
+  t.equal(await passkeyStore.userHandle(ada.id, 'a new handle'), 'a new handle', 'the user handle went')
+  t.ok(attempts.size <= attemptKeys - 4, `the device, code and address counters went (${attemptKeys} keys before, ${attempts.size} after)`)
+  t.same(await app.sessions.list(ada.id), [])
+})
 
 t.test('DeleteAccount on PostgreSQL leaves nothing in flight: challenges, revert and change links, device counters, trusted devices', { skip: postgresUnavailable }, async (t) => {
   const { pool } = await postgresSchema(t, 'deletion_leftovers')
