@@ -59,8 +59,8 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const deviceId = await knownDevices.recognise(request, email)
-    const result = await checkPassword(request, email, request.body.password, deviceId)
+    const { deviceId, account: read } = await knownDevices.recogniseReading(request, email)
+    const result = await checkPassword(request, email, request.body.password, deviceId, read)
     if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account, result.reason)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore } from '../stores/types.js'
+import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { DeviceTokens } from './device-tokens.js'
 
 /** What Login, ChangePassword and Reauthenticate need of known devices (contract §6). */
@@ -13,6 +13,11 @@ export interface KnownDevices {
    */
   recognise (request: FastifyRequest, email: string, account?: { credentialVersion: number }): Promise<string | null>
   /**
+   * recognise() for callers that read the account next (Login, ChangePassword): `account` is what it read
+   * (null: no such account), or undefined when no token came and nothing was read.
+   */
+  recogniseReading (request: FastifyRequest, email: string): Promise<{ deviceId: string | null, account?: StoredAccount | null }>
+  /**
    * After a successful Login: a device token for `email` that keeps `deviceId`'s counter, if the request
    * had one. In cookie mode it goes into the device cookie and the body gets nothing.
    */
@@ -21,20 +26,33 @@ export interface KnownDevices {
 
 /** `cookie`: the device cookie in cookie mode (session/options.ts names it after the refresh cookie). */
 export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined, accounts: AccountStore, storeCall: StoreCall): KnownDevices {
+  function presentedTokens (request: FastifyRequest): unknown[] {
+    const body = request.body as { deviceToken?: unknown } | undefined
+    const read = cookie?.read(request)
+    return [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
+  }
+
+  function deviceOf (presented: unknown[], email: string, version: number): string | null {
+    for (const token of presented) {
+      const deviceId = deviceTokens.read(token, email, version)
+      if (deviceId !== null) return deviceId
+    }
+    return null
+  }
+
   return {
     async recognise (request, email, account) {
-      const body = request.body as { deviceToken?: unknown } | undefined
-      const read = cookie?.read(request)
-      const presented = [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
+      const presented = presentedTokens(request)
       if (presented.length === 0) return null
       const version = account?.credentialVersion ??
         (await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email)))?.credentialVersion
-      if (version === undefined) return null
-      for (const token of presented) {
-        const deviceId = deviceTokens.read(token, email, version)
-        if (deviceId !== null) return deviceId
-      }
-      return null
+      return version === undefined ? null : deviceOf(presented, email, version)
+    },
+    async recogniseReading (request, email) {
+      const presented = presentedTokens(request)
+      if (presented.length === 0) return { deviceId: null }
+      const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      return { deviceId: account === null ? null : deviceOf(presented, email, account.credentialVersion), account }
     },
     issue (reply, email, credentialVersion, deviceId) {
       const deviceToken = deviceTokens.mint(email, credentialVersion, deviceId ?? undefined)
