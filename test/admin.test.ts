@@ -103,3 +103,21 @@ t.test('the memory ring keeps at most maxRecords and nothing past its retention'
   t.same(await ring.list('b', 10), [])
   t.throws(() => new MemoryActivityStore({ retentionMs: 10 }), /retentionMs/)
 })
+
+t.test('the memory ring wraps around, forgets one account and keeps its own copies', async (t) => {
+  const ring = new MemoryActivityStore({ maxRecords: 4 })
+  const nested = { browser: 'Firefox' }
+  for (let i = 0; i < 7; i++) await ring.add({ type: `e${i}`, time: Date.now(), accountId: i % 2 === 0 ? 'a' : 'b', details: { i, device: nested } })
+  nested.browser = 'changed after add'
+  t.same((await ring.list('a', 10)).map((r) => r.type), ['e6', 'e4'], 'the four newest kept, newest first')
+  t.same((await ring.list('b', 10)).map((r) => r.type), ['e5', 'e3'])
+  t.same((await ring.list('a', 1))[0]?.details, { i: 6, device: { browser: 'Firefox' } }, 'nested details copied when kept')
+  await ring.forget('a')
+  t.same(await ring.list('a', 10), [])
+  t.same((await ring.list('b', 10)).map((r) => r.type), ['e5', 'e3'], 'the other account\'s records stay in order')
+  for (let i = 7; i < 10; i++) await ring.add({ type: `e${i}`, time: Date.now(), accountId: 'b', details: {} })
+  t.same((await ring.list('b', 10)).map((r) => r.type), ['e9', 'e8', 'e7', 'e5'], 'after forgetting, the ring fills and wraps again')
+  const listed = await ring.list('b', 1)
+  listed[0]!.details.extra = true
+  t.same((await ring.list('b', 1))[0]?.details, {}, 'a listed record is the caller\'s copy')
+})

@@ -1,7 +1,9 @@
 /**
  * The timing side channels of the routes whose answer could tell whether an address has an account.
  * Login: unknown e-mail, wrong password and inactive account (401 each). ForgotPassword: unknown e-mail,
- * active account and inactive account (202 each). The kinds are interleaved on the same keep-alive
+ * active account and inactive account (202 each). ChangeEmail (contract §19): a free, a taken, a pending
+ * and the account's own address (202 each, no body), each worker on a session of its own account just
+ * signed in (recent authentication). The kinds are interleaved on the same keep-alive
  * connections so all meet the same conditions. Few requests are in flight (one per hashing slot), so
  * latencies show each kind's own cost rather than time spent queueing. Every kind spreads over many
  * e-mails, so the per-e-mail throttle never answers.
@@ -11,22 +13,25 @@ import { summarize, type LatencySummary } from './load.js'
 import { ACTIVE_ACCOUNTS, activeEmail, BENCH_PASSWORD, INACTIVE_ACCOUNTS, inactiveEmail, WRONG_PASSWORD } from './settings.js'
 import { timedPost } from './timed-post.js'
 
-export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount' | 'activeAccount' | 'pendingAddress'
+export type FailureKind = 'unknownEmail' | 'wrongPassword' | 'inactiveAccount' | 'activeAccount' | 'pendingAddress' | 'ownAddress'
+export type EnumerationRoute = 'login' | 'forgot' | 'register' | 'changeEmail'
 
 export interface EnumerationResult {
-  route: 'login' | 'forgot' | 'register'
+  route: EnumerationRoute
   durationSeconds: number
   statuses: Record<string, number>
   byKind: Partial<Record<FailureKind, LatencySummary>>
+  /** The sizes of the expected answers of each kind (headers and body, in bytes), each size seen once. */
+  bytesByKind: Partial<Record<FailureKind, number[]>>
   /** (slowest median − fastest median) / fastest median. */
   medianSpread: number
 }
 
 export async function probeEnumeration (
   baseUrl: string,
-  { route = 'login', workers = 2, durationSeconds = 6, runId = String(Date.now()) }: { route?: 'login' | 'forgot' | 'register', workers?: number, durationSeconds?: number, runId?: string } = {}
+  { route = 'login', workers = 2, durationSeconds = 6, runId = String(Date.now()) }: { route?: EnumerationRoute, workers?: number, durationSeconds?: number, runId?: string } = {}
 ): Promise<EnumerationResult> {
-  const url = new URL({ login: '/Auth/Login', forgot: '/Auth/ForgotPassword', register: '/Auth/Register' }[route], baseUrl)
+  const url = new URL({ login: '/Auth/Login', forgot: '/Auth/ForgotPassword', register: '/Auth/Register', changeEmail: '/Auth/ChangeEmail' }[route], baseUrl)
   const expected = route === 'login' ? 401 : 202
   const agent = new Agent({ keepAlive: true, maxSockets: workers })
   // Wrong passwords go to the upper half of the accounts, each at most a few times: never 5 in a row.
@@ -34,7 +39,7 @@ export async function probeEnumeration (
   let wrong = 0
   let inactive = 0
   let active = 0
-  const bodyOf: Partial<Record<FailureKind, () => string>> = {
+  const bodyOf: Partial<Record<FailureKind, (worker: number) => string>> = {
     unknownEmail: () => JSON.stringify({ email: `nobody-${runId}-${unknown++}@bench.test`, password: BENCH_PASSWORD }),
     inactiveAccount: () => JSON.stringify({ email: inactiveEmail(inactive++ % INACTIVE_ACCOUNTS), password: BENCH_PASSWORD })
   }
@@ -43,6 +48,16 @@ export async function probeEnumeration (
     bodyOf.wrongPassword = () => JSON.stringify({ email: activeEmail(ACTIVE_ACCOUNTS / 2 + (wrong++ % (ACTIVE_ACCOUNTS / 2))), password: WRONG_PASSWORD })
   } else if (route === 'forgot') {
     bodyOf.activeAccount = () => JSON.stringify({ email: activeEmail(active++ % ACTIVE_ACCOUNTS) })
+  } else if (route === 'changeEmail') {
+    // Each worker asks for a new address each time, then for that same address again while its change is
+    // pending (one slot per account: the next free address replaces it), a taken address and its own.
+    const last: string[] = []
+    const change = (newEmail: string): string => JSON.stringify({ newEmail })
+    bodyOf.unknownEmail = (worker) => change(last[worker] = `moved-${runId}-${unknown++}@bench.test`)
+    bodyOf.pendingAddress = (worker) => change(last[worker]!)
+    bodyOf.activeAccount = () => change(activeEmail(active++ % (ACTIVE_ACCOUNTS / 2)))
+    bodyOf.ownAddress = (worker) => change(activeEmail(CHANGE_EMAIL_ACCOUNTS + worker))
+    delete bodyOf.inactiveAccount
   } else {
     // Register: a new address each time, one of 50 addresses registered again and again (pending), a taken
     // address (active account) and an inactive account's address, all with the same valid password.
@@ -54,16 +69,28 @@ export async function probeEnumeration (
   }
   const KINDS = Object.keys(bodyOf) as FailureKind[]
   const samples: Partial<Record<FailureKind, number[]>> = Object.fromEntries(KINDS.map((kind) => [kind, []]))
+  const sizes: Partial<Record<FailureKind, Set<number>>> = Object.fromEntries(KINDS.map((kind) => [kind, new Set()]))
   const statuses: Record<string, number> = {}
+  const tokens = route === 'changeEmail' ? await signIn(baseUrl, workers) : []
+  // Not timed: each worker's first change, so that its first `pendingAddress` has one to repeat.
+  for (const [worker, token] of tokens.entries()) await timedPost(agent, url, bodyOf.unknownEmail!(worker), { authorization: `Bearer ${token}` })
   const started = performance.now()
   const end = started + durationSeconds * 1000
   try {
     await Promise.all(Array.from({ length: workers }, async (_, worker) => {
-      for (let i = worker; performance.now() < end; i++) {
-        const kind = KINDS[i % KINDS.length]!
-        const { status, ms } = await timedPost(agent, url, bodyOf[kind]!())
+      const headers: Record<string, string> = tokens[worker] === undefined ? {} : { authorization: `Bearer ${tokens[worker]}` }
+      // Every kind once per cycle, in an order shuffled anew each cycle: no kind always follows the same one
+      // (what a request leaves to do after its answer, ChangeEmail's message for one, then lands on varying kinds).
+      let cycle: FailureKind[] = []
+      while (performance.now() < end) {
+        if (cycle.length === 0) cycle = shuffled(KINDS)
+        const kind = cycle.pop()!
+        const { status, ms, bytes } = await timedPost(agent, url, bodyOf[kind]!(worker), headers)
         statuses[status] = (statuses[status] ?? 0) + 1
-        if (status === expected) samples[kind]!.push(ms)
+        if (status === expected) {
+          samples[kind]!.push(ms)
+          sizes[kind]!.add(bytes)
+        }
       }
     }))
   } finally {
@@ -76,6 +103,32 @@ export async function probeEnumeration (
     durationSeconds: (performance.now() - started) / 1000,
     statuses,
     byKind,
+    bytesByKind: Object.fromEntries(KINDS.map((kind) => [kind, [...sizes[kind]!].sort((a, b) => a - b)])),
     medianSpread: (Math.max(...medians) - Math.min(...medians)) / Math.min(...medians)
   }
+}
+
+/** ChangeEmail's accounts (1900 …, the upper half, so no taken address the probe names is one of them): worker i signs in as CHANGE_EMAIL_ACCOUNTS + i. */
+const CHANGE_EMAIL_ACCOUNTS = 1900
+
+/** Access tokens of just-started sessions (recent authentication), one per worker. */
+async function signIn (baseUrl: string, workers: number): Promise<string[]> {
+  return await Promise.all(Array.from({ length: workers }, async (_, worker) => {
+    const response = await fetch(new URL('/Auth/Login', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: activeEmail(CHANGE_EMAIL_ACCOUNTS + worker), password: BENCH_PASSWORD })
+    })
+    if (response.status !== 200) throw new Error(`ChangeEmail probe: login failed: ${response.status} ${await response.text()}`)
+    return (await response.json() as { accessToken: string }).accessToken
+  }))
+}
+
+function shuffled<T> (items: readonly T[]): T[] {
+  const copy = [...items]
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[copy[i], copy[j]] = [copy[j]!, copy[i]!]
+  }
+  return copy
 }

@@ -15,7 +15,7 @@ export interface LoginMfaPair {
 }
 
 /** One preparing request; a 503 (the hashing queue of an earlier section's flood still draining) is retried. */
-async function postJson (server: Server, path: string, body: object, token?: string): Promise<Record<string, any>> {
+export async function postJson (server: Server, path: string, body: object, token?: string): Promise<Record<string, any>> {
   for (let attempt = 1; ; attempt++) {
     const response = await fetch(`${server.url}${path}`, {
       method: 'POST',
@@ -29,7 +29,7 @@ async function postJson (server: Server, path: string, body: object, token?: str
 }
 
 /** Runs `job` over `items`, four at a time (argon2 bound: the logins). */
-async function fourAtATime<T, R> (items: T[], job: (item: T) => Promise<R>): Promise<R[]> {
+export async function fourAtATime<T, R> (items: T[], job: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = []
   for (let i = 0; i < items.length; i += 4) results.push(...await Promise.all(items.slice(i, i + 4).map(job)))
   return results

@@ -6,6 +6,7 @@ import type { LoadResult } from './load.js'
 import type { LockoutResult } from './lockout.js'
 import type { LoginMfaPair } from './login-mfa.js'
 import type { OverloadResult } from './overload.js'
+import type { PasskeyResult } from './passkey.js'
 import { okRates, pairedRatio, pairedText, type PairedRatio } from './pairs.js'
 import { total } from './round-trips.js'
 import { pooled, type ScaleResult } from './scale.js'
@@ -77,6 +78,10 @@ export interface BenchResults {
   startup?: StartupRun[]
   /** The breached-password check: Login with a warm cache against Login without it; Login while the range service hangs (breach.ts). */
   breach?: BreachResult
+  /** ChangeEmail's answers for a free, a pending, a taken and the account's own address (contract §19). */
+  changeEmailEnumeration?: EnumerationResult
+  /** Passkey sign-ins (LoginOptions + LoginPasskey) and Refresh, alternating, on the same connections (passkey.ts). */
+  passkey?: PasskeyResult
   serverStats?: unknown
   /** Share of all CPUs busy with other processes, sampled while the bench was idle. */
   backgroundCpu?: number[]
@@ -88,7 +93,7 @@ export interface BenchResults {
 
 export type TargetId = 'scale-ceiling' | 'scale-hand' | 'login-defaults' | 'login-tuned' | 'login-hand' | 'register' | 'reauthenticate' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' | 'refresh' | 'login-mfa' |
   'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'overload-rss-example' | 'enumeration' | 'forgot-enumeration' | 'forgot-flood' | 'register-enumeration' | 'register-flood' | 'lockout' |
-  'breach-login' | 'breach-hang'
+  'breach-login' | 'breach-hang' | 'change-email-enumeration'
 
 /** One fresh process: plugin registration and ready, and memory after a GC. */
 export interface StartupRun { common: boolean, ms: number, rss: number, heapUsed: number, rssGrowth: number, heapGrowth: number }
@@ -114,7 +119,7 @@ const ONE = 1.01
  * Every ratio the bench reports, from the runs measured side by side: the median pair with its range. The
  * ceiling's rounds pair with the routes' rounds of the same index.
  */
-export type RatioId = TargetId | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling'
+export type RatioId = TargetId | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling' | 'passkey' | 'passkey-cpu'
 
 export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRatio>> {
   const ratios: Partial<Record<RatioId, PairedRatio>> = {}
@@ -148,6 +153,14 @@ export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRa
     if (logout.rounds.refresh !== undefined) ratios.refresh = pairedRatio(okRates(logout.rounds.refresh), okRates(logout.rounds.plugin))
   }
   if (r.loginMfa !== undefined) ratios['login-mfa'] = pairedRatio(r.loginMfa.map(({ loginMfa }) => loginMfa.okPerSecond), r.loginMfa.map(({ refresh }) => refresh.okPerSecond))
+  if (r.passkey !== undefined) {
+    const { rounds, verificationCpuMicros } = r.passkey
+    ratios.passkey = pairedRatio(rounds.map((round) => round.signInsPerSecond), rounds.map(({ refresh }) => refresh.okPerSecond))
+    // A sign-in's server CPU over what it should cost: the same round's Refresh plus one verification.
+    if (rounds.every((round) => round.signInCpuMicros !== undefined && round.refresh.serverCpuMicrosPerResponse !== undefined)) {
+      ratios['passkey-cpu'] = pairedRatio(rounds.map((round) => round.signInCpuMicros!), rounds.map(({ refresh }) => refresh.serverCpuMicrosPerResponse! + verificationCpuMicros.plugin))
+    }
+  }
   return ratios
 }
 
@@ -220,6 +233,11 @@ export function checkTargets (r: BenchResults): Target[] {
   if (r.registerEnumeration !== undefined) {
     const value = r.registerEnumeration.medianSpread
     targets.push({ id: 'register-enumeration', name: 'Register: spread of the medians', value, target: '≤ 10 %', met: value <= 0.1 })
+  }
+  if (r.changeEmailEnumeration !== undefined) {
+    const { medianSpread, bytesByKind } = r.changeEmailEnumeration
+    const sizes = new Set(Object.values(bytesByKind).flat())
+    targets.push({ id: 'change-email-enumeration', name: 'ChangeEmail: spread of the medians; one answer size', value: medianSpread, target: '≤ 10 %, one size', met: medianSpread <= 0.1 && sizes.size === 1 })
   }
   if (r.registerFlood !== undefined) {
     const { alone, me, flood } = r.registerFlood
@@ -408,6 +426,21 @@ export function renderTable (r: BenchResults): string {
       ratio: pairs('login-mfa', 'Refresh')
     })
   }
+  if (r.passkey !== undefined) {
+    const { rounds, passkeys, verificationCpuMicros } = r.passkey
+    const ratios = paired.passkey!.ratios
+    const middle = rounds[ratios.indexOf([...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!)]!
+    row(`POST /Auth/Refresh, ${middle.refresh.responses} sessions just started by LoginPasskey, memory stores (the median pair)`, middle.refresh)
+    row(`POST /Auth/Passkeys/LoginOptions, ${middle.options.responses} challenges (the median pair's)`, middle.options)
+    row(`POST /Auth/LoginPasskey, ${middle.loginPasskey.responses} assertions signed beforehand, ${passkeys} passkeys (the median pair's)`, middle.loginPasskey)
+    const cpuOf = (micros: number | undefined): string => micros === undefined ? '–' : `${micros.toFixed(0)} µs`
+    const expected = middle.refresh.serverCpuMicrosPerResponse === undefined ? undefined : middle.refresh.serverCpuMicrosPerResponse + verificationCpuMicros.plugin
+    rows.push(['Passkey sign-in: LoginOptions + LoginPasskey; server CPU against Refresh\'s plus one ES256 verification as the plugin makes it ' +
+      `(${cpuOf(verificationCpuMicros.plugin)} in the bench's process; raw \`crypto.verify\` ${cpuOf(verificationCpuMicros.raw)})`,
+    `${rate(middle.signInsPerSecond)} sign-ins/s`, '', '', pairs('passkey', 'Refresh'),
+    `CPU ≈ Refresh + one verification (${cpuOf(expected)}): ${pairs('passkey-cpu', 'that')}`, '', cpuOf(middle.signInCpuMicros), '',
+    unexpected(middle.loginPasskey, '200') === '0' && unexpected(middle.options, '200') === '0' ? '0' : `${unexpected(middle.options, '200')}; ${unexpected(middle.loginPasskey, '200')}`])
+  }
   if (r.floodProbe !== undefined) {
     const { connections, me, flood } = r.floodProbe
     row(`GET /me at ${r.settings.mixedRate} req/s during a ${connections}-connection login flood (${rate(flood.okPerSecond)} logins/s, ` +
@@ -458,6 +491,16 @@ export function renderTable (r: BenchResults): string {
     rows.push([`Register, medians: new / pending / taken / inactive address (${kinds.reduce((sum, kind) => sum + byKind[kind]!.count, 0)} interleaved)`,
       '', kinds.map((kind) => ms(byKind[kind]!.p50)).join(' / '), '',
       `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %', verdict(t), '', '', others === '' ? '0' : others])
+  }
+  if (r.changeEmailEnumeration !== undefined) {
+    const { byKind, bytesByKind, statuses } = r.changeEmailEnumeration
+    const t = target('change-email-enumeration')
+    const kinds = ['unknownEmail', 'pendingAddress', 'activeAccount', 'ownAddress'] as const
+    const others = Object.entries(statuses).filter(([status]) => status !== '202').map(([status, n]) => `${n} × ${status}`).join(', ')
+    rows.push([`ChangeEmail, medians: free / pending / taken / own address (${kinds.reduce((sum, kind) => sum + byKind[kind]!.count, 0)} interleaved); ` +
+      `answer bytes (headers + body): ${kinds.map((kind) => bytesByKind[kind]!.join(' or ')).join(' / ')}`,
+    '', kinds.map((kind) => ms(byKind[kind]!.p50)).join(' / '), '',
+    `${((t?.value ?? NaN) * 100).toFixed(1)} % spread`, '≤ 10 %, one size', verdict(t), '', '', others === '' ? '0' : others])
   }
   if (r.registerFlood !== undefined) {
     const { connections, alone, me, flood } = r.registerFlood

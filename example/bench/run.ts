@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: scale, login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register, mfa, breach; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
+ * startup, forgot, register, mfa, breach, passkey; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -25,6 +25,7 @@ import { load, merge, type LoadResult } from './load.js'
 import { lockoutAttack } from './lockout.js'
 import { loginMfaRound } from './login-mfa.js'
 import { overload, startExampleServer } from './overload.js'
+import { passkeySection } from './passkey.js'
 import { connectPostgres, dropSchema } from './postgres.js'
 import { connectRedis, dropKeys } from './redis.js'
 import { checkTargets, renderTable, type BenchResults, type CeilingSummary, type LogoutPair, type RouteSet, type StartupRun } from './report.js'
@@ -42,7 +43,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach'] as const
+const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -225,6 +226,8 @@ async function main (): Promise<void> {
     if (wanted('enumeration')) {
       log('enumeration')
       results.enumeration = await probeEnumeration(server.url, { workers: defaults.hashThreads, durationSeconds: seconds * 1.5, runId })
+      log('enumeration: ChangeEmail')
+      results.changeEmailEnumeration = await probeEnumeration(server.url, { route: 'changeEmail', workers: defaults.hashThreads, durationSeconds: seconds * 1.5, runId })
     }
     if (wanted('forgot') || wanted('register')) {
       // What any HTTP flood at that rate costs /me on this machine: POSTs to a route that does not exist.
@@ -254,6 +257,10 @@ async function main (): Promise<void> {
       await loginMfaRound(server, 0) // warm-up, not counted
       results.loginMfa = []
       for (let round = 1; round <= ROUNDS; round++) results.loginMfa.push(await loginMfaRound(server, round))
+    }
+    if (wanted('passkey')) {
+      log('passkey sign-ins (LoginOptions + LoginPasskey) against Refresh, alternating')
+      results.passkey = await passkeySection(server, ROUNDS)
     }
     results.serverStats = await stats(server)
     // Last on this server: every logout spends a session the bench created, and the memory store keeps

@@ -23,6 +23,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
 import passwordAuth, { authenticate, hashPassword, type BreachedPasswordsOptions, type PasswordAuthAccount } from '../../lib/index.js'
 import { Account } from '../account-schema.js'
+import { BENCH_PASSKEYS } from './passkey-authenticator.js'
 import { registerProfiler } from './profiler.js'
 import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
 import { benchStores, type BenchStoreOptions } from './stores.js'
@@ -77,6 +78,9 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     mfa: true,
     // Reauthenticate is measured (and the session routes come with it).
     sessionRoutes: true,
+    // LoginPasskey is measured (passkey.ts), and ChangeEmail's answers (enumeration.ts).
+    passkeys: BENCH_PASSKEYS,
+    account: { emailChange: true },
     hashing: options.hashThreads === undefined ? undefined : { threads: options.hashThreads },
     breachedPasswords: options.breachedPasswords
   })

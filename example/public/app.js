@@ -46,12 +46,22 @@ async function call (url, init = {}) {
   return response
 }
 
-/** Runs `action`; when it needs a recent password check, asks for the password, reauthenticates and runs it again. */
+/**
+ * Runs `action`; when it needs a recent sign-in, asks for the password (or, where the browser and the account
+ * have passkeys, a passkey), reauthenticates and runs it again.
+ */
 async function withRecentAuth (action) {
   const response = await action()
   if (response.status !== 401 || (await response.clone().json()).code !== 'FST_PWAUTH_REAUTHENTICATION_REQUIRED') return response
-  const password = await askPassword()
-  if (password === null) return response
+  const proof = await askProof()
+  if (proof === null) return response
+  if (proof === USE_PASSKEY) {
+    const confirmed = await passkeys.confirm()
+    if (confirmed === null) return response
+    if (!confirmed.ok) { say('That passkey did not work.'); return confirmed }
+    return await action()
+  }
+  const password = proof
   let confirmed = await call(new URL('Reauthenticate', auth), json({ password }))
   // With two-step sign-in on, the password alone is not enough: ask for a code too.
   if (await problemCode(confirmed) === 'FST_PWAUTH_MFA_CODE_INVALID') {
@@ -85,11 +95,21 @@ function askCode (back, { remember = false } = {}) {
 /** "Chrome on macOS": what the sessions list says of a session's User-Agent (parsed by the server). */
 const deviceName = ({ browser, os }) => `${browser === 'Unknown' ? 'Unknown browser' : browser}${os === 'Unknown' ? '' : ` on ${os}`}`
 
-function askPassword () {
+const USE_PASSKEY = Symbol('passkey')
+
+/** The re-authentication prompt: resolves the password typed, USE_PASSKEY, or null (cancelled). */
+function askProof () {
+  const passkeyOffered = passkeys.canConfirm()
+  $('reauth-passkey').hidden = !passkeyOffered
+  $('reauth-or-passkey').hidden = !passkeyOffered
   show('reauth')
   return new Promise((resolve) => {
-    const done = (value) => { $('reauth').onsubmit = null; $('reauth-cancel').onclick = null; $('reauth').reset(); show('account'); resolve(value) }
+    const done = (value) => {
+      $('reauth').onsubmit = null; $('reauth-cancel').onclick = null; $('reauth-passkey').onclick = null
+      $('reauth').reset(); show('account'); resolve(value)
+    }
     $('reauth').onsubmit = (event) => { event.preventDefault(); done(new FormData($('reauth')).get('password')) }
+    $('reauth-passkey').onclick = () => done(USE_PASSKEY)
     $('reauth-cancel').onclick = () => done(null)
   })
 }

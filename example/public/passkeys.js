@@ -1,6 +1,6 @@
 // Passkeys in the demo (contract §18), with @simplewebauthn/browser (webauthn.js, a global): add one after a
 // recent sign-in, list and remove them, sign in with one (also from the e-mail field's autofill), and confirm
-// it is you with one (Reauthenticate on this session).
+// it is you with one (Reauthenticate on this session), from its own button or the re-authentication prompt.
 const { startRegistration, startAuthentication, browserSupportsWebAuthn, browserSupportsWebAuthnAutofill } = globalThis.SimpleWebAuthnBrowser
 
 /** `app`: what app.js shares: call, post, json, auth, say, showAccount, withRecentAuth, signedIn, $. */
@@ -41,9 +41,11 @@ export function installPasskeys (app) {
     if (options.ok) await signInWith(await options.json(), true)
   }
 
+  let count = 0
   async function listPasskeys () {
     const response = await call(url('Passkeys'))
     const passkeys = response.ok ? await response.json() : []
+    count = passkeys.length
     $('passkeys').replaceChildren(...passkeys.map((passkey) => {
       const item = document.createElement('li')
       item.textContent = `${passkey.name}${passkey.backedUp ? ' (synced)' : ''} `
@@ -74,12 +76,18 @@ export function installPasskeys (app) {
     await showAccount()
   }
 
-  $('passkey-stepup').onclick = async () => {
+  /** Reauthenticate with a passkey: its answer, or null when the user cancelled the ceremony. */
+  async function confirm () {
     const options = await call(url('Passkeys/ReauthOptions'), json())
-    if (!options.ok) return say('That did not work.')
+    if (!options.ok) return options
     const passkey = await ceremony(async () => await startAuthentication({ optionsJSON: await options.json() }))
-    if (passkey === null) return
-    const confirmed = await call(url('Reauthenticate'), json({ passkey }))
+    if (passkey === null) return null
+    return await call(url('Reauthenticate'), json({ passkey }))
+  }
+
+  $('passkey-stepup').onclick = async () => {
+    const confirmed = await confirm()
+    if (confirmed === null) return
     say(confirmed.ok ? 'Confirmed: you can change your settings for a few minutes.' : 'That passkey did not work.', confirmed.ok)
   }
 
@@ -87,5 +95,7 @@ export function installPasskeys (app) {
   $('passkey-login').hidden = !supported
   $('passkey-add').hidden = !supported
   $('passkey-stepup').hidden = !supported
-  return { listPasskeys, offerAutofill }
+  /** Whether the re-authentication prompt offers a passkey: this browser has WebAuthn and the account passkeys. */
+  const canConfirm = () => supported && count > 0
+  return { listPasskeys, offerAutofill, confirm, canConfirm }
 }

@@ -20,8 +20,11 @@ export type PasswordCheckResult =
   /** `device`: the request was judged on a known device's counter. */
   | { outcome: 'throttled', retryAfter: number, device: boolean }
 
-/** `device`: the known device the request proved for `email` (KnownDevices.recognise), or null. */
-export type CheckPassword = (request: FastifyRequest, email: string, password: string, device: KnownDevice | null) => Promise<PasswordCheckResult>
+/**
+ * `device`: the known device the request proved for `email` (KnownDevices.recognise), or null. `read`: the
+ * account as the caller just read it for that (null: none), so it is not read twice; undefined: read it here.
+ */
+export type CheckPassword = (request: FastifyRequest, email: string, password: string, device: KnownDevice | null, read?: StoredAccount | null) => Promise<PasswordCheckResult>
 
 interface Dependencies {
   accounts: AccountStore
@@ -44,13 +47,13 @@ interface Dependencies {
  * answer lets it through (its event says so): sign-in never depends on it.
  */
 export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash, breachCheck }: Dependencies): CheckPassword {
-  return async function checkPassword (request, email, password, device) {
+  return async function checkPassword (request, email, password, device, read) {
     const attempt = await throttle.begin(request, email, device)
     if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter, device: device !== null }
 
     let result: PasswordCheckResult
     try {
-      const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      const account = read !== undefined ? read : await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
       if (account !== null && account.active) {
         const { resetRequired, hash } = readResetMark(account.passwordHash)
         const check = await hasher.check(hash, password, attempt.startBy)

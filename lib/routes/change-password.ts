@@ -35,8 +35,8 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
     const reasons = await policy.evaluate(newPassword, currentPassword, email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
 
-    const device = await knownDevices.recognise(request, email)
-    const result = await checkPassword(request, email, currentPassword, device)
+    const { device, account: read } = await knownDevices.recogniseReading(request, email)
+    const result = await checkPassword(request, email, currentPassword, device, read)
     // A breached current password proves nothing: only a reset by e-mail replaces it (contract §20).
     if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'ChangePassword', result.account, result.reason)
     if (result.outcome !== 'accepted') {

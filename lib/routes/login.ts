@@ -59,9 +59,9 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const device = await knownDevices.recognise(request, email)
+    const { device, account: read } = await knownDevices.recogniseReading(request, email)
     const deviceId = device?.id ?? null
-    const result = await checkPassword(request, email, request.body.password, device)
+    const result = await checkPassword(request, email, request.body.password, device, read)
     if (result.outcome === 'reset_required') throw refuseResetRequired(context, request, reply, 'Login', result.account, result.reason)
     if (result.outcome !== 'accepted') {
       emit(request, result.outcome === 'throttled'

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore } from '../stores/types.js'
+import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { DeviceTokens } from './device-tokens.js'
 
 /** A known device a request proved: its id, and the account whose address its token is bound to. */
@@ -19,6 +19,11 @@ export interface KnownDevices {
    */
   recognise (request: FastifyRequest, email: string, account?: { id: string, credentialVersion: number }): Promise<KnownDevice | null>
   /**
+   * recognise() for callers that read the account next (Login, ChangePassword): `account` is what it read
+   * (null: no such account), or undefined when no token came and nothing was read.
+   */
+  recogniseReading (request: FastifyRequest, email: string): Promise<{ device: KnownDevice | null, account?: StoredAccount | null }>
+  /**
    * After a successful Login: a device token for `email` that keeps `deviceId`'s counter, if the request
    * had one. In cookie mode it goes into the device cookie and the body gets nothing.
    */
@@ -27,19 +32,32 @@ export interface KnownDevices {
 
 /** `cookie`: the device cookie in cookie mode (session/options.ts names it after the refresh cookie). */
 export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined, accounts: AccountStore, storeCall: StoreCall): KnownDevices {
+  function presentedTokens (request: FastifyRequest): unknown[] {
+    const body = request.body as { deviceToken?: unknown } | undefined
+    const read = cookie?.read(request)
+    return [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
+  }
+
+  function deviceOf (presented: unknown[], email: string, owner: { id: string, credentialVersion: number }): KnownDevice | null {
+    for (const token of presented) {
+      const deviceId = deviceTokens.read(token, email, owner.credentialVersion)
+      if (deviceId !== null) return { id: deviceId, accountId: owner.id }
+    }
+    return null
+  }
+
   return {
     async recognise (request, email, account) {
-      const body = request.body as { deviceToken?: unknown } | undefined
-      const read = cookie?.read(request)
-      const presented = [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
+      const presented = presentedTokens(request)
       if (presented.length === 0) return null
       const owner = account ?? await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
-      if (owner === null) return null
-      for (const token of presented) {
-        const deviceId = deviceTokens.read(token, email, owner.credentialVersion)
-        if (deviceId !== null) return { id: deviceId, accountId: owner.id }
-      }
-      return null
+      return owner === null ? null : deviceOf(presented, email, owner)
+    },
+    async recogniseReading (request, email) {
+      const presented = presentedTokens(request)
+      if (presented.length === 0) return { device: null }
+      const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      return { device: account === null ? null : deviceOf(presented, email, account), account }
     },
     issue (reply, email, credentialVersion, deviceId) {
       const deviceToken = deviceTokens.mint(email, credentialVersion, deviceId ?? undefined)

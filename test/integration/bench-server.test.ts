@@ -1,4 +1,5 @@
 import t from 'tap'
+import { BenchPasskey } from '../../example/bench/passkey-authenticator.js'
 import { activeId } from '../../example/bench/settings.js'
 import { mintAccessToken } from '../../example/bench/tokens.js'
 import { startServer } from '../helpers/server-process.js'
@@ -53,4 +54,36 @@ t.test('the bench server boots and its routes answer as the bench expects', asyn
 
   t.equal((await post('/Auth/Login', { email: 'inactive3@bench.test', password: PASSWORD })).status, 401, 'inactive accounts are seeded')
   t.match(await (await fetch(`${url}/bench/stats`)).json(), { verifications: 3, shed: 0, roundTrips: { postgres: {}, redis: {} }, stores: 'accounts: memory, sessions: memory' })
+})
+
+t.test('the bench server signs its passkeys in and answers ChangeEmail as the passkey and enumeration sections expect', async (t) => {
+  const { url } = await startServer(t, { UV_THREADPOOL_SIZE: '3' }, SERVER)
+  const post = async (path: string, body: unknown, token?: string): Promise<Response> => await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...token === undefined ? {} : { authorization: `Bearer ${token}` } },
+    body: JSON.stringify(body)
+  })
+  const { accessToken } = await (await post('/Auth/Login', { email: 'user11@bench.test', password: PASSWORD })).json() as { accessToken: string }
+  const passkey = new BenchPasskey()
+  const options = await (await post('/Auth/Passkeys/RegisterOptions', {}, accessToken)).json() as { challenge: string, user: { id: string } }
+  t.equal((await post('/Auth/Passkeys', passkey.create(options), accessToken)).status, 201, 'enrolled through the routes')
+
+  // The section's LoginOptions carry no body and no content-type.
+  const challenge = async (): Promise<string> => (await (await fetch(`${url}/Auth/Passkeys/LoginOptions`, { method: 'POST' })).json() as { challenge: string }).challenge
+  const signIn = await post('/Auth/LoginPasskey', passkey.get(await challenge()))
+  t.equal(signIn.status, 200, 'a signed assertion signs in')
+  const { refreshToken } = await signIn.json() as { refreshToken: string }
+  t.equal((await post('/Auth/Refresh', { refreshToken })).status, 200, 'and its session refreshes')
+  t.equal((await post('/Auth/LoginPasskey', passkey.get(await challenge()))).status, 200, 'the next one, its counter one more, too')
+  const first = await challenge()
+  const early = passkey.get(first)
+  t.equal((await post('/Auth/LoginPasskey', passkey.get(await challenge()))).status, 200)
+  t.equal((await post('/Auth/LoginPasskey', early)).status, 401, 'an assertion sent after a later one (a lower counter) is refused: the section must send in signing order')
+
+  const answers = []
+  for (const newEmail of ['free@bench.test', 'free@bench.test', 'user12@bench.test', 'user11@bench.test']) {
+    const response = await post('/Auth/ChangeEmail', { newEmail }, accessToken)
+    answers.push({ status: response.status, body: await response.text() })
+  }
+  t.same(answers, Array(4).fill({ status: 202, body: '' }), 'ChangeEmail is on: one 202 with no body for a free, pending, taken and own address')
 })

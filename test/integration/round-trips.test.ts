@@ -72,3 +72,30 @@ t.test('with PostgreSQL accounts and Redis sessions, an authenticated request is
   t.ok(statements.every((name) => name.includes('byId')), 'the account by id')
   t.same(commands, Array(5).fill('hmget'), 'one HMGET of the session')
 })
+
+t.test('Login reads the account once, with a device token or without one, known address or not', async (t) => {
+  const accounts = new MemoryAccountStore()
+  let reads = 0
+  const watchedAccounts: AccountStore = {
+    findByEmail: async (email) => { reads++; return await accounts.findByEmail(email) },
+    findById: async (id) => await accounts.findById(id),
+    updatePasswordHash: async (update) => await accounts.updatePasswordHash(update)
+  }
+  const { app } = await buildTestApp(t, { auth: { accounts: watchedAccounts } })
+  accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const login = async (payload: Record<string, string>): Promise<number> => {
+    reads = 0
+    const response = await app.inject({ method: 'POST', url: '/Auth/Login', payload })
+    return response.statusCode
+  }
+  t.equal(await login({ email: EMAIL, password: PASSWORD }), 200)
+  t.equal(reads, 1, 'no device token: one read')
+  const first = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })
+  const { deviceToken } = first.json() as { deviceToken: string }
+  t.equal(await login({ email: EMAIL, password: PASSWORD, deviceToken }), 200)
+  t.equal(reads, 1, 'with a device token: the read that checks it is the password check\'s too')
+  t.equal(await login({ email: EMAIL, password: 'a wrong password', deviceToken }), 401)
+  t.equal(reads, 1, 'a wrong password with a device token: one read')
+  t.equal(await login({ email: 'nobody@example.com', password: PASSWORD, deviceToken }), 401)
+  t.equal(reads, 1, 'an unknown address with a device token: one read, as for a known one')
+})
