@@ -8,7 +8,10 @@ const NOT_KEPT: ReadonlySet<string> = new Set(['account.deleted'])
 /** The record of an event of an account: events carry no password, hash or token (contract §10), so neither does it. */
 function recordOf (event: AuthEvent & { accountId: string }): ActivityRecord {
   const { type, time, requestId, ip, accountId, ...details } = event
-  return { type, time, accountId, ...(requestId === undefined ? {} : { requestId }), ...(ip === undefined ? {} : { ip }), details }
+  const record: ActivityRecord = { type, time, accountId, details }
+  if (requestId !== undefined) record.requestId = requestId
+  if (ip !== undefined) record.ip = ip
+  return record
 }
 
 /**

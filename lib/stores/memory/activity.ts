@@ -12,7 +12,7 @@ export interface MemoryActivityStoreOptions {
 /** Security events in a ring in process memory: for one instance, tests and demos. */
 export class MemoryActivityStore implements ActivityStore {
   // A fixed ring: keeping an event costs the same at 10 records as at 10,000 (it is on every request's path).
-  readonly #ring: Array<Readonly<ActivityRecord> | undefined>
+  readonly #ring: Array<ActivityRecord | undefined>
   #next = 0
   #size = 0
   readonly #retentionMs: number
@@ -25,7 +25,11 @@ export class MemoryActivityStore implements ActivityStore {
   }
 
   async add (record: ActivityRecord): Promise<void> {
-    this.#ring[this.#next] = Object.freeze({ ...record, details: copyDetails(record.details) })
+    // Built field by field, not spread and frozen: this runs on every event, and list() hands out copies only.
+    const kept: ActivityRecord = { type: record.type, time: record.time, accountId: record.accountId, details: copyDetails(record.details) }
+    if (record.requestId !== undefined) kept.requestId = record.requestId
+    if (record.ip !== undefined) kept.ip = record.ip
+    this.#ring[this.#next] = kept
     this.#next = (this.#next + 1) % this.#ring.length
     if (this.#size < this.#ring.length) this.#size++
   }
@@ -42,7 +46,7 @@ export class MemoryActivityStore implements ActivityStore {
   }
 
   async forget (accountId: string): Promise<void> {
-    const kept: Array<Readonly<ActivityRecord>> = []
+    const kept: ActivityRecord[] = []
     for (let seen = this.#size - 1; seen >= 0; seen--) {
       const record = this.#ring[this.#at(seen)]!
       if (record.accountId !== accountId) kept.push(record)
