@@ -8,6 +8,11 @@ import type { Teardown } from './teardown.js'
 export const CHEAP_ARGON2 = Object.freeze({ memoryCost: 1024, timeCost: 1, parallelism: 1 })
 export const SECRET = 'a-test-secret-of-at-least-32-bytes-long'
 export const EMAIL = 'ada@example.com'
+/**
+ * Fastify's 10 s for a plugin to start is too short on a CI machine with 4 test files, Chromium and Redis Clusters
+ * sharing 2 cores: the plugin's first hashing thread has been seen to take that long to start there.
+ */
+export const PLUGIN_TIMEOUT_MS = 60_000
 export const PASSWORD = 'correct horse battery staple'
 export const NEW_PASSWORD = 'a brand new passphrase for ada'
 
@@ -65,7 +70,7 @@ export async function buildTestApp (t: Teardown, { auth = {}, fastify = {}, befo
   const clock = testClock()
   const sessions = new MemorySessionStore({ now: clock.now })
   const ada = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
-  const app = Fastify(fastify)
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, ...fastify })
   t.teardown(async () => { await app.close() })
   await before?.(app)
   await app.register(passwordAuth, {
@@ -120,7 +125,7 @@ export async function accessToken (app: FastifyInstance, prefix = '/Auth'): Prom
 /** A Fastify app, closed in teardown, whose error-level log messages the test can read. */
 export function appWithErrorLog (t: Teardown): { app: FastifyInstance, errors: () => string[] } {
   const messages: string[] = []
-  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { messages.push(JSON.parse(line).msg) } } } })
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: { level: 'error', stream: { write: (line: string) => { messages.push(JSON.parse(line).msg) } } } })
   t.teardown(async () => { await app.close() })
   return { app, errors: () => messages }
 }
