@@ -73,7 +73,14 @@ export async function loginMfaRound (server: Server, round: number): Promise<Log
     })),
     serverPid: server.pid
   })
-  const refresh = await load({
+  const refresh = await loadRefreshes(server, refreshTokens)
+  log(`round ${round}: LoginMfa ${loginMfa.okPerSecond.toFixed(0)}/s (${JSON.stringify(loginMfa.statuses)}), Refresh ${refresh.okPerSecond.toFixed(0)}/s (${JSON.stringify(refresh.statuses)})`)
+  return { loginMfa, refresh }
+}
+
+/** The baseline of the token-only sections: one Refresh per token, spread over the same connections as the measured route. */
+export async function loadRefreshes (server: Server, refreshTokens: string[], profile?: string): Promise<LoadResult> {
+  return await load({
     url: server.url,
     path: '/Auth/Refresh',
     method: 'POST',
@@ -82,8 +89,7 @@ export async function loginMfaRound (server: Server, round: number): Promise<Log
     amount: refreshTokens.length,
     headers: { 'content-type': 'application/json' },
     connectionRequests: (connection) => refreshTokens.filter((_, i) => i % CONNECTIONS === connection).map((refreshToken) => ({ body: JSON.stringify({ refreshToken }) })),
-    serverPid: server.pid
+    serverPid: server.pid,
+    profile
   })
-  log(`round ${round}: LoginMfa ${loginMfa.okPerSecond.toFixed(0)}/s (${JSON.stringify(loginMfa.statuses)}), Refresh ${refresh.okPerSecond.toFixed(0)}/s (${JSON.stringify(refresh.statuses)})`)
-  return { loginMfa, refresh }
 }

@@ -13,7 +13,7 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto'
 import { verifyAssertion } from '../../lib/passkeys/webauthn.js'
 import { load, type LoadResult } from './load.js'
-import { fourAtATime, postJson } from './login-mfa.js'
+import { fourAtATime, loadRefreshes, postJson } from './login-mfa.js'
 import { BENCH_PASSKEYS, BenchPasskey } from './passkey-authenticator.js'
 import { log, type Server } from './scenarios.js'
 import { activeEmail, BENCH_PASSWORD } from './settings.js'
@@ -118,18 +118,7 @@ async function passkeyRound (server: Server, passkeys: BenchPasskey[], round: nu
     serverPid: server.pid,
     profile: `passkey-login-${round}`
   })
-  const refresh = await load({
-    url: server.url,
-    path: '/Auth/Refresh',
-    method: 'POST',
-    connections: CONNECTIONS,
-    durationSeconds: 60,
-    amount: refreshTokens.length,
-    headers: { 'content-type': 'application/json' },
-    connectionRequests: (connection) => refreshTokens.filter((_, i) => i % CONNECTIONS === connection).map((refreshToken) => ({ body: JSON.stringify({ refreshToken }) })),
-    serverPid: server.pid,
-    profile: `passkey-refresh-${round}`
-  })
+  const refresh = await loadRefreshes(server, refreshTokens, `passkey-refresh-${round}`)
   const signInsPerSecond = loginPasskey.okPerSecond * loginPasskey.durationSeconds / (options.durationSeconds + loginPasskey.durationSeconds)
   const signInCpuMicros = options.serverCpuMicrosPerResponse === undefined || loginPasskey.serverCpuMicrosPerResponse === undefined
     ? undefined

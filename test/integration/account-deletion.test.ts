@@ -36,6 +36,23 @@ async function keysText (redis: Redis, prefix: string): Promise<string[]> {
   }))
 }
 
+/** A fresh schema holding Ada's account. */
+async function adaOnPostgres (t: Test, schema: string): Promise<{ pool: pg.Pool, accounts: PostgresAccountStore, ada: { id: string } }> {
+  const { pool } = await postgresSchema(t, schema)
+  await createPostgresSchema(pool)
+  const accounts = new PostgresAccountStore({ pool })
+  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  return { pool, accounts, ada }
+}
+
+/** The shared Redis with a prefix of the test's own, emptied when the test ends. */
+function redisUnder (t: Test, name: string): { client: Redis, prefix: string } {
+  const prefix = `test:${name}:${process.pid}:${Date.now().toString(36)}:`
+  const client = redisClient(t)
+  t.teardown(async () => { await deleteKeys(client, prefix) })
+  return { client, prefix }
+}
+
 /** A user's life before they leave: two sessions, a reset link, a few wrong passwords, a pending second factor, a change of address. */
 async function liveALittle (app: Awaited<ReturnType<typeof buildTestApp>>, messages: PasswordAuthMessage[], accountId: string, mfa: PostgresMfaStore): Promise<string> {
   await app.tokens()
@@ -48,10 +65,7 @@ async function liveALittle (app: Awaited<ReturnType<typeof buildTestApp>>, messa
 }
 
 t.test('DeleteAccount on PostgreSQL: no row of the account is left in any table', { skip: postgresUnavailable }, async (t) => {
-  const { pool } = await postgresSchema(t, 'deletion')
-  await createPostgresSchema(pool)
-  const accounts = new PostgresAccountStore({ pool })
-  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  const { pool, accounts, ada } = await adaOnPostgres(t, 'deletion')
   const bob = (await accounts.add({ email: 'bob@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
   const mfaStore = new PostgresMfaStore({ pool })
   const messages: PasswordAuthMessage[] = []
@@ -94,14 +108,9 @@ t.test('DeleteAccount on PostgreSQL: no row of the account is left in any table'
 })
 
 t.test('DeleteAccount with sessions, attempts and one-time tokens in Redis: no key of the account is left', { skip: postgresUnavailable || redisUnavailable }, async (t) => {
-  const { pool } = await postgresSchema(t, 'deletion_redis')
-  await createPostgresSchema(pool)
-  const accounts = new PostgresAccountStore({ pool })
-  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  const { pool, accounts, ada } = await adaOnPostgres(t, 'deletion_redis')
   const mfaStore = new PostgresMfaStore({ pool })
-  const prefix = `test:deletion:${process.pid}:${Date.now().toString(36)}:`
-  const client = redisClient(t)
-  t.teardown(async () => { await deleteKeys(client, prefix) })
+  const { client, prefix } = redisUnder(t, 'deletion')
   const messages: PasswordAuthMessage[] = []
   const app = await buildTestApp(t, {
     auth: {
@@ -217,10 +226,7 @@ t.test('DeleteAccount with the memory stores leaves nothing in flight', async (t
 })
 
 t.test('DeleteAccount on PostgreSQL leaves nothing in flight: challenges, revert and change links, device counters, trusted devices', { skip: postgresUnavailable }, async (t) => {
-  const { pool } = await postgresSchema(t, 'deletion_leftovers')
-  await createPostgresSchema(pool)
-  const accounts = new PostgresAccountStore({ pool })
-  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  const { pool, accounts, ada } = await adaOnPostgres(t, 'deletion_leftovers')
   const messages: PasswordAuthMessage[] = []
   const app = await buildTestApp(t, {
     auth: {
@@ -260,13 +266,8 @@ t.test('DeleteAccount on PostgreSQL leaves nothing in flight: challenges, revert
 })
 
 t.test('DeleteAccount with every store in Redis leaves no key of the account in flight', { skip: postgresUnavailable || redisUnavailable }, async (t) => {
-  const { pool } = await postgresSchema(t, 'deletion_leftovers_redis')
-  await createPostgresSchema(pool)
-  const accounts = new PostgresAccountStore({ pool })
-  const ada = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
-  const prefix = `test:deletion-leftovers:${process.pid}:${Date.now().toString(36)}:`
-  const client = redisClient(t)
-  t.teardown(async () => { await deleteKeys(client, prefix) })
+  const { pool, accounts, ada } = await adaOnPostgres(t, 'deletion_leftovers_redis')
+  const { client, prefix } = redisUnder(t, 'deletion-leftovers')
   const messages: PasswordAuthMessage[] = []
   const app = await buildTestApp(t, {
     auth: {

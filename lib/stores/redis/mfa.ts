@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis'
+import { defineOneKeyScripts } from './lua.js'
 import type { MfaStore, StoredMfa } from '../types.js'
 
 export interface RedisMfaStoreOptions {
@@ -47,7 +48,8 @@ return 0`
 } as const
 
 type Script = keyof typeof SCRIPTS
-const commandName = (script: Script): string => `fastifyPasswordAuthMfa_${script}`
+const NAMESPACE = 'fastifyPasswordAuthMfa'
+const commandName = (script: Script): string => `${NAMESPACE}_${script}`
 
 type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<number>> & {
   hmget: (key: string, ...fields: string[]) => Promise<Array<string | null>>
@@ -61,11 +63,8 @@ export class RedisMfaStore implements MfaStore {
   readonly #prefix: string
 
   constructor ({ client, prefix = 'fastify-password-auth:mfa:' }: RedisMfaStoreOptions) {
-    const scripted = client as unknown as ScriptedClient
-    for (const script of Object.keys(SCRIPTS) as Script[]) {
-      if (typeof scripted[commandName(script)] !== 'function') client.defineCommand(commandName(script), { numberOfKeys: 1, lua: SCRIPTS[script] })
-    }
-    this.#client = scripted
+    defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
+    this.#client = client as unknown as ScriptedClient
     this.#nodes = () => 'isCluster' in client && client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
     this.#prefix = prefix
   }

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis'
+import { defineOneKeyScripts } from './lua.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
 
 export interface RedisPasskeyStoreOptions {
@@ -35,7 +36,8 @@ return redis.call('GET', KEYS[1])`
 } as const
 
 type Script = keyof typeof SCRIPTS
-const commandName = (script: Script): string => `fastifyPasswordAuthPasskey_${script}`
+const NAMESPACE = 'fastifyPasswordAuthPasskey'
+const commandName = (script: Script): string => `${NAMESPACE}_${script}`
 
 type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<unknown>> & {
   hgetall: (key: string) => Promise<Record<string, string>>
@@ -54,11 +56,8 @@ export class RedisPasskeyStore implements PasskeyStore {
   readonly #prefix: string
 
   constructor ({ client, prefix = 'fastify-password-auth:passkeys:' }: RedisPasskeyStoreOptions) {
-    const scripted = client as unknown as ScriptedClient
-    for (const script of Object.keys(SCRIPTS) as Script[]) {
-      if (typeof scripted[commandName(script)] !== 'function') client.defineCommand(commandName(script), { numberOfKeys: 1, lua: SCRIPTS[script] })
-    }
-    this.#client = scripted
+    defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
+    this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
   }
 

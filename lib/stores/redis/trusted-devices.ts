@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis'
-import { LUA_NOW } from './lua.js'
+import { defineOneKeyScripts, LUA_NOW } from './lua.js'
 import type { NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore } from '../types.js'
 
 export interface RedisTrustedDeviceStoreOptions {
@@ -88,7 +88,8 @@ return next`
 } as const
 
 type Script = keyof typeof SCRIPTS
-const commandName = (script: Script): string => `fastifyPasswordAuthTrustedDevices_${script}`
+const NAMESPACE = 'fastifyPasswordAuthTrustedDevices'
+const commandName = (script: Script): string => `${NAMESPACE}_${script}`
 
 type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<unknown>> & {
   hget: (key: string, field: string) => Promise<string | null>
@@ -101,11 +102,8 @@ export class RedisTrustedDeviceStore implements TrustedDeviceStore {
   readonly #prefix: string
 
   constructor ({ client, prefix = 'fastify-password-auth:trusted-devices:' }: RedisTrustedDeviceStoreOptions) {
-    const scripted = client as unknown as ScriptedClient
-    for (const script of Object.keys(SCRIPTS) as Script[]) {
-      if (typeof scripted[commandName(script)] !== 'function') client.defineCommand(commandName(script), { numberOfKeys: 1, lua: SCRIPTS[script] })
-    }
-    this.#client = scripted
+    defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
+    this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
   }
 
