@@ -158,12 +158,14 @@ t.test('rotating the signing key keeps the devices known with the earlier key', 
   const first = await buildTestApp(t, { auth: { throttle: { blockSeconds: 30 } } })
   const device = (await first.login()).json().deviceToken
   const NEW_SECRET = 'another-secret-of-at-least-32-bytes!!'
-  const rotated = await buildTestApp(t, { auth: { jwt: { keys: [{ secret: NEW_SECRET }, { secret: SECRET }] }, throttle: { blockSeconds: 30 }, onEvent: (event) => { events.push(event) } } })
+  // The same accounts: a token is bound to the account, and each test app makes an Ada of its own.
+  const { accounts } = first
+  const rotated = await buildTestApp(t, { auth: { accounts, jwt: { keys: [{ secret: NEW_SECRET }, { secret: SECRET }] }, throttle: { blockSeconds: 30 }, onEvent: (event) => { events.push(event) } } })
   for (let i = 0; i < 5; i++) await rotated.login(EMAIL, WRONG)
   const login = async (payload: object) => await rotated.app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD, ...payload } })
   t.equal((await login({})).statusCode, 429)
   t.equal((await login({ deviceToken: device })).statusCode, 200, 'a token of the earlier key')
-  const removed = await buildTestApp(t, { auth: { jwt: { secret: NEW_SECRET }, throttle: { blockSeconds: 30 } } })
+  const removed = await buildTestApp(t, { auth: { accounts, jwt: { secret: NEW_SECRET }, throttle: { blockSeconds: 30 } } })
   for (let i = 0; i < 5; i++) await removed.login(EMAIL, WRONG)
   t.equal((await removed.app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD, deviceToken: device } })).statusCode, 429, 'not once that key is gone')
 })
@@ -192,4 +194,18 @@ t.test('a password change or reset ends every device token minted before it: a t
   t.equal(reset.statusCode, 204)
   await blockEmail()
   expectProblem(t, await login('a guess', fresh), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'nor one minted before the reset')
+})
+
+t.test('an address deleted and registered again is a new account: the old account\'s device tokens prove nothing for it', async (t) => {
+  const { login, deviceToken, blockEmail, accounts } = await deviceApp(t, { throttle: { blockSeconds: 30 } })
+  const old = await deviceToken()
+  const before = (await accounts.findByEmail(EMAIL))!
+  t.ok(await accounts.delete(before.id))
+  const again = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!
+  t.not(again.id, before.id)
+  t.equal(again.credentialVersion, before.credentialVersion, 'the same e-mail and credential version as the old token\'s')
+  const fresh = await deviceToken()
+  await blockEmail()
+  expectProblem(t, await login(PASSWORD, old), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'the old account\'s token is judged on the blocked e-mail counter')
+  t.equal((await login(PASSWORD, fresh)).statusCode, 200, 'the new account\'s own token is known')
 })

@@ -82,6 +82,6 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
     const issuedDeviceId = deviceId ?? randomId()
     if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, issuedDeviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account, issuedDeviceId) }
   })
 }

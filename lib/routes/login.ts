@@ -95,6 +95,6 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     if (noticeNewDevice(request, reply, account, deviceId)) succeeded.newDevice = true
     emit(request, succeeded)
     // Object.assign onto this request's own reply object: two spreads take V8's slow path (~1.2 µs a login).
-    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, result.account.credentialVersion, deviceId))
+    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, result.account, deviceId))
   })
 }

@@ -180,6 +180,6 @@ export function registerLoginPasskey (app: FastifyInstance, context: PasskeyRout
     const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, amr)
     const newDevice = context.noticeNewDevice(request, reply, account, deviceId)
     emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, passkey: true, ...newDevice ? { newDevice } : {} })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account.credentialVersion, deviceId) }
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account, deviceId) }
   })
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
-import type { DeviceTokens } from './device-tokens.js'
+import type { DeviceOwner, DeviceTokens } from './device-tokens.js'
 
 /** A known device a request proved: its id, and the account whose address its token is bound to. */
 export interface KnownDevice {
@@ -24,10 +24,10 @@ export interface KnownDevices {
    */
   recogniseReading (request: FastifyRequest, email: string): Promise<{ device: KnownDevice | null, account?: StoredAccount | null }>
   /**
-   * After a successful Login: a device token for `email` that keeps `deviceId`'s counter, if the request
-   * had one. In cookie mode it goes into the device cookie and the body gets nothing.
+   * After a successful Login: a device token for `email` and its account that keeps `deviceId`'s counter, if the
+   * request had one. In cookie mode it goes into the device cookie and the body gets nothing.
    */
-  issue (reply: FastifyReply, email: string, credentialVersion: number, deviceId: string | null): { deviceToken?: string }
+  issue (reply: FastifyReply, email: string, account: DeviceOwner, deviceId: string | null): { deviceToken?: string }
 }
 
 /** `cookie`: the device cookie in cookie mode (session/options.ts names it after the refresh cookie). */
@@ -38,9 +38,9 @@ export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCo
     return [body?.deviceToken, read?.kind === 'one' ? read.token : undefined].filter((token) => deviceTokens.looksLikeOne(token))
   }
 
-  function deviceOf (presented: unknown[], email: string, owner: { id: string, credentialVersion: number }): KnownDevice | null {
+  function deviceOf (presented: unknown[], email: string, owner: DeviceOwner): KnownDevice | null {
     for (const token of presented) {
-      const deviceId = deviceTokens.read(token, email, owner.credentialVersion)
+      const deviceId = deviceTokens.read(token, email, owner)
       if (deviceId !== null) return { id: deviceId, accountId: owner.id }
     }
     return null
@@ -59,8 +59,8 @@ export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCo
       const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
       return { device: account === null ? null : deviceOf(presented, email, account), account }
     },
-    issue (reply, email, credentialVersion, deviceId) {
-      const deviceToken = deviceTokens.mint(email, credentialVersion, deviceId ?? undefined)
+    issue (reply, email, account, deviceId) {
+      const deviceToken = deviceTokens.mint(email, account, deviceId ?? undefined)
       if (cookie === undefined) return { deviceToken }
       cookie.set(reply, deviceToken, deviceTokens.ttlSeconds)
       return {}
