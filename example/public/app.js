@@ -151,7 +151,8 @@ async function showAccount () {
   $('mfa-on').hidden = enabled
   $('mfa-off').hidden = !enabled
   await passkeys.listPasskeys()
-  show('account')
+  // A link opened while the account was loading (#email-change=…) keeps its form.
+  show(linkView() ?? 'account')
 }
 
 /** The devices that sign in without a code (remembered at the code step), each removable. */
