@@ -31,7 +31,8 @@ export interface ServerConfig {
   mailOutbox: string | undefined
   smtpUrl: string | undefined
   mailFrom: string
-  appUrl: string
+  /** Undefined: the address the server listens on (known once it listens: PORT=0 picks a free port). */
+  appUrl: string | undefined
   resetTtl: number | undefined
   verifyTtl: number | undefined
   mailLimit: number | undefined
@@ -110,7 +111,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     mailOutbox: text(env, 'AUTH_MAIL_OUTBOX'),
     smtpUrl: text(env, 'SMTP_URL'),
     mailFrom: text(env, 'MAIL_FROM') ?? 'fastify-password-auth example <no-reply@localhost>',
-    appUrl: (text(env, 'APP_URL') ?? `http://${text(env, 'HOST') ?? '127.0.0.1'}:${integer(env, 'PORT', 0, 65535) ?? 3000}`).replace(/\/+$/, ''),
+    appUrl: text(env, 'APP_URL')?.replace(/\/+$/, ''),
     resetTtl: integer(env, 'AUTH_RESET_TTL', 1, 86_400),
     verifyTtl: integer(env, 'AUTH_VERIFY_TTL', 1, 30 * 86_400),
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),

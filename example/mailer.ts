@@ -8,8 +8,8 @@ export interface MailerConfig {
   smtpUrl: string | undefined
   /** MAIL_FROM: the sender address. */
   mailFrom: string
-  /** APP_URL: the address links point to, from configuration, never from a request's headers. */
-  appUrl: string
+  /** The address links point to (APP_URL, or where the server listens), never from a request's headers. */
+  appUrl: () => string
 }
 
 /** The text of a message: links are built from the configured address; the token travels in the fragment. */
@@ -89,7 +89,7 @@ export async function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: M
   if (mailOutbox !== undefined) {
     return async (message) => {
       // The link as the mailbox would show it, beside the message's fields (the token among them).
-      const link = /https?:\/\/\S+#[\w-]+=\S+/.exec(renderMessage(message, appUrl).text)?.[0]
+      const link = /https?:\/\/\S+#[\w-]+=\S+/.exec(renderMessage(message, appUrl()).text)?.[0]
       await appendFile(mailOutbox, `${JSON.stringify(link === undefined ? message : { ...message, link })}\n`)
     }
   }
@@ -97,10 +97,10 @@ export async function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: M
     // Loaded only when used: a server that sends no mail does not carry nodemailer in its memory.
     const { default: nodemailer } = await import('nodemailer')
     const transport = nodemailer.createTransport(smtpUrl)
-    return async (message) => { await transport.sendMail({ from: mailFrom, to: message.to, ...renderMessage(message, appUrl) }) }
+    return async (message) => { await transport.sendMail({ from: mailFrom, to: message.to, ...renderMessage(message, appUrl()) }) }
   }
   return async (message) => {
-    const { subject, text } = renderMessage(message, appUrl)
+    const { subject, text } = renderMessage(message, appUrl())
     console.log(`----- development mailer (set SMTP_URL to send for real) -----\nTo: ${message.to}\nSubject: ${subject}\n\n${text}\n-----`)
   }
 }

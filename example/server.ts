@@ -30,6 +30,8 @@ async function main (): Promise<void> {
   await stores.seed(hashed)
   if (demo !== undefined) await resetPassword(stores.accounts, demo.email, demo.password, hashed[0]!.passwordHash)
 
+  // Links point to APP_URL, or to where this server listens, known once it listens (PORT=0 picks a free port).
+  let appUrl = config.appUrl ?? `http://${config.host}:${config.port}`
   const app = await buildApp({
     logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths], serializers: { req: passwordAuthRequestSerializer } },
     requestLogging: config.requestLogging,
@@ -46,7 +48,7 @@ async function main (): Promise<void> {
       passkeys: { rpId: config.passkeyRpId, rpName: config.mfaIssuer, origins: config.passkeyOrigins },
       passkeyTtl: config.passkeyTtl,
       passkeyStore: stores.passkeys,
-      deliver: await createMailer(config),
+      deliver: await createMailer({ ...config, appUrl: () => appUrl }),
       passwordReset: true,
       resetTtl: config.resetTtl,
       registration: true,
@@ -79,6 +81,7 @@ async function main (): Promise<void> {
   }
 
   const address = await app.listen({ port: config.port, host: config.host })
+  if (config.appUrl === undefined) appUrl = address
   const demoLine = demo === undefined ? '' : `\nDemo account: ${demo.email} / ${demo.password}`
   console.log(`fastify-password-auth example listening on ${address} (API docs: ${address}/docs)${demoLine}`)
 }
