@@ -6,7 +6,7 @@ import { noContentResponse, problemResponses, setCookieHeader } from '../http/op
 import type { RouteContext } from './context.js'
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, accessTokens, sessionService, storeCall, emit, refreshCookie } = context
+  const { accounts, accessTokens, sessionService, emit, refreshCookie } = context
 
   app.post('/Logout', {
     schema: {
@@ -50,10 +50,7 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
     const claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
     // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
     // logouts of one session only the one that ended it gets 204.
-    const [ended, account] = await Promise.all([
-      sessionService.end(request, claims.sid, 'logout'),
-      storeCall(request.log, 'accounts.findById', () => accounts.findById(claims.sub))
-    ])
+    const [ended, account] = await sessionService.endForLogout(request, claims.sid, 'accounts.findById', () => accounts.findById(claims.sub))
     if (ended !== claims.sub || !accountAccepts(account, claims.cv)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
   }

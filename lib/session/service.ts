@@ -126,6 +126,15 @@ export class SessionService {
   }
 
   /**
+   * Logout's end of a session, with `read` running beside it in the same fail-closed store call (one deadline
+   * and one promise layer for both: Logout is among the cheapest requests, so each counts). Resolves the
+   * account the session belonged to (null if it was not live) and what `read` resolved.
+   */
+  endForLogout<T> (request: FastifyRequest, sessionId: string, operation: string, read: () => Promise<T>): Promise<[string | null, T]> {
+    return this.#storeCall(request.log, `sessions.end, ${operation}`, () => Promise.all([this.#store.end(sessionId, 'logout'), read()]))
+  }
+
+  /**
    * Logout by refresh token (cookie mode, when the access token is missing or has expired): ends the
    * session the token belongs to. Its MAC proves the session is the caller's; resolves null if the token is
    * not one of this server's or the session had already ended.
