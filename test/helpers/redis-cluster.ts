@@ -9,7 +9,7 @@ import { freePorts } from './free-port.js'
 import type { Teardown } from './teardown.js'
 
 const MASTERS = 3
-const NODE_START_MS = 20_000
+const NODE_START_MS = 60_000
 const CREATE_MS = 60_000
 const CONVERGE_MS = 30_000
 const STOP_GRACE_MS = 2_000

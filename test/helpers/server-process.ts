@@ -6,6 +6,9 @@ import { repoPath } from './root.js'
 
 const SERVER = repoPath('dist/example/server.js')
 
+/** How long a server may take to listen: a loaded CI machine has taken more than 10 s to start a hashing thread. */
+const START_MS = 60_000
+
 export interface ServerProcess extends StartedProcess {
   url: string
 }
@@ -22,7 +25,7 @@ export async function startServer (t: Teardown, env: Record<string, string> = {}
     : ['bash', ['-c', `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, ...EXAMPLE_SERVER_NODE_FLAGS, script]]
   // "listening on <url>" is ours; "listening at <url>" is Fastify's own log line.
   const started = await startProcess(command, args, { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    /listening (?:on|at) (http:\/\/[^\s"]+)/, 20_000)
+    /listening (?:on|at) (http:\/\/[^\s"]+)/, START_MS)
   t.teardown(started.stop)
   return { ...started, url: started.match[1]! }
 }
