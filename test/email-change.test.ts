@@ -1,5 +1,5 @@
 import t from 'tap'
-import { hashPassword } from '../lib/index.js'
+import { hashPassword, MemoryMfaStore } from '../lib/index.js'
 import { CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
 import { accountApp, sleep } from './helpers/account.js'
 import { currentStep, totpCode } from './helpers/mfa.js'
@@ -186,6 +186,30 @@ t.test('RevertEmailChange turns off the two factors a taker enrolled: the owner 
   expectProblem(t, await post('/LoginMfa', undefined, { mfaToken: await challenge(), code: totpCode(takerSecret, currentStep()) }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'the taker\'s TOTP code')
   expectProblem(t, await post('/LoginMfa', undefined, { mfaToken: await challenge(), code: takerCodes[1] }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a recovery code of the taker')
   t.equal((await post('/LoginMfa', undefined, { mfaToken: await challenge(), code: ownerEnrolled.json().recoveryCodes[0] })).statusCode, 200, 'the owner\'s own')
+})
+
+t.test('RevertEmailChange with the second-factor store failing: 503, the link still works, and the retry turns the taker\'s two factors off', async (t) => {
+  const mfaStore = new MemoryMfaStore()
+  let failing = false
+  const disable = mfaStore.disable.bind(mfaStore)
+  mfaStore.disable = async (accountId) => { if (failing) throw new Error('mfa store down'); return await disable(accountId) }
+  const { post, changeToken, token, login, message, accounts, ada } = await accountApp(t, { mfa: { issuer: 'Test' }, mfaStore })
+  const stolen = await token()
+  const takerSecret: string = (await post('/Mfa/Setup', stolen)).json().secret
+  t.equal((await post('/Mfa/Confirm', stolen, { code: totpCode(takerSecret, currentStep()), password: PASSWORD })).statusCode, 200)
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(stolen, NEW_EMAIL) })).statusCode, 204)
+  const revert = (await message('email_changed', EMAIL)).token!
+  const body = { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }
+
+  failing = true
+  expectProblem(t, await post('/RevertEmailChange', undefined, body), 503, 'FST_PWAUTH_UNAVAILABLE')
+  t.equal((await accounts.findById(ada.id))!.email, NEW_EMAIL, 'nothing of the account changed yet')
+  t.ok((await login(NEW_EMAIL, PASSWORD)).json().mfaToken, 'the taker\'s two factors are still on')
+  failing = false
+  t.equal((await post('/RevertEmailChange', undefined, body)).statusCode, 204, 'the same link, again')
+  const back = await login(EMAIL, NEW_PASSWORD)
+  t.equal(back.statusCode, 200)
+  t.type(back.json().accessToken, 'string', 'the new password alone: the taker\'s second factor is gone')
 })
 
 t.test('RevertEmailChange: an old address another account took meanwhile is not taken from it', async (t) => {

@@ -58,10 +58,21 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     let account = await storedAccount(request, found.accountId)
     if (account === null) throw invalid(request, 'invalid_token', found.accountId)
+    const takenEmail = account.email
+    // Refused before anything changes: an old address another account holds now is not taken from it.
+    if (takenEmail !== oldEmail && await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(oldEmail)) !== null) {
+      throw invalid(request, 'taken', account.id)
+    }
     const newHash = await hasher.hash(newPassword)
+    // What a taker may have added goes before the link is used up: each removal may run again, so a store failing
+    // here answers 503 and leaves the link working for the owner's next try.
+    await passkeys?.removeAll(request, found.accountId)
+    if (secondFactor !== undefined && await removeSecondFactor({ secondFactor, trustedDevices }, request, found.accountId)) {
+      emit(request, { type: 'mfa.disabled', accountId: found.accountId })
+      outbox.send(request, { type: 'mfa_disabled', to: oldEmail, accountId: found.accountId })
+    }
     if (await oneTimeTokens.consume(request, token, EMAIL_REVERT) === null) throw invalid(request, 'invalid_token', account.id)
 
-    const takenEmail = account.email
     if (takenEmail !== oldEmail) {
       const restored = await storeCall(request.log, 'accounts.updateEmail', async () => await accounts.updateEmail!({
         id: account!.id, expectedEmail: takenEmail, expectedCredentialVersion: account!.credentialVersion, newEmail: oldEmail
@@ -78,11 +89,6 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     if (!replaced) throw invalid(request, 'conflict', found.accountId)
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
     await sessionService.endAll(request, found.accountId, 'email_changed')
-    await passkeys?.removeAll(request, found.accountId)
-    if (secondFactor !== undefined && await removeSecondFactor({ secondFactor, trustedDevices }, request, found.accountId)) {
-      emit(request, { type: 'mfa.disabled', accountId: found.accountId })
-      outbox.send(request, { type: 'mfa_disabled', to: oldEmail, accountId: found.accountId })
-    }
     // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.
     await oneTimeTokens.forget(request, found.accountId, [EMAIL_CHANGE, 'password_reset'])
     await throttle.forget(request, oldEmail).catch(() => {})
