@@ -212,6 +212,23 @@ t.test('RevertEmailChange with the second-factor store failing: 503, the link st
   t.type(back.json().accessToken, 'string', 'the new password alone: the taker\'s second factor is gone')
 })
 
+t.test('RevertEmailChange with the account store failing at the password write: 503, and the link is given back', async (t) => {
+  const { post, changeToken, token, login, message, accounts, ada } = await accountApp(t)
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(await token(), NEW_EMAIL) })).statusCode, 204)
+  const revert = (await message('email_changed', EMAIL)).token!
+  const body = { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }
+  const updatePasswordHash = accounts.updatePasswordHash.bind(accounts)
+  accounts.updatePasswordHash = async () => { throw new Error('accounts store down') }
+  expectProblem(t, await post('/RevertEmailChange', undefined, body), 503, 'FST_PWAUTH_UNAVAILABLE')
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL, 'the address was back before the write failed')
+  t.equal((await login(EMAIL, PASSWORD)).statusCode, 200, 'but the password is still the taker\'s')
+  accounts.updatePasswordHash = updatePasswordHash
+  t.equal((await post('/RevertEmailChange', undefined, body)).statusCode, 204, 'the same link works again')
+  t.equal((await login(EMAIL, NEW_PASSWORD)).statusCode, 200)
+  t.equal((await login(EMAIL, PASSWORD)).statusCode, 401)
+  expectProblem(t, await post('/RevertEmailChange', undefined, body), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'and then it is spent')
+})
+
 t.test('RevertEmailChange: an old address another account took meanwhile is not taken from it', async (t) => {
   const { post, changeToken, token, message, accounts, ada } = await accountApp(t)
   t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(await token(), NEW_EMAIL) })).statusCode, 204)

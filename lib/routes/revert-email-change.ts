@@ -35,6 +35,25 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     return stored?.id === id ? stored : null
   }
 
+  /** The old address back (unless another account took it), then the new password (compare-and-set, retried on a racing change). */
+  async function restore (request: FastifyRequest, account: StoredAccount, oldEmail: string, newHash: string): Promise<'restored' | 'taken' | 'conflict'> {
+    const { id } = account
+    if (account.email !== oldEmail) {
+      const restored = await storeCall(request.log, 'accounts.updateEmail', async () => await accounts.updateEmail!({
+        id, expectedEmail: account.email, expectedCredentialVersion: account.credentialVersion, newEmail: oldEmail
+      }))
+      if (!restored) return 'taken'
+    }
+    let current: StoredAccount | null = account
+    for (let tries = 0; current !== null && tries < CAS_TRIES; tries++) {
+      if (tries > 0) current = await storedAccount(request, id)
+      if (current === null) break
+      const expectedHash = current.passwordHash
+      if (await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({ id, expectedHash, newHash, advanceCredentialVersion: true }))) return 'restored'
+    }
+    return 'conflict'
+  }
+
   app.withTypeProvider<TypeBoxTypeProvider>().post('/RevertEmailChange', {
     schema: {
       summary: 'Undo a change of address you did not make, and set a new password',
@@ -56,7 +75,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     if (found === null || typeof oldEmail !== 'string') throw invalid(request, 'invalid_token')
     const reasons = await policy.evaluate(newPassword, undefined, oldEmail, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
-    let account = await storedAccount(request, found.accountId)
+    const account = await storedAccount(request, found.accountId)
     if (account === null) throw invalid(request, 'invalid_token', found.accountId)
     const takenEmail = account.email
     // Refused before anything changes: an old address another account holds now is not taken from it.
@@ -71,22 +90,18 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
       emit(request, { type: 'mfa.disabled', accountId: found.accountId })
       outbox.send(request, { type: 'mfa_disabled', to: oldEmail, accountId: found.accountId })
     }
-    if (await oneTimeTokens.consume(request, token, EMAIL_REVERT) === null) throw invalid(request, 'invalid_token', account.id)
-
-    if (takenEmail !== oldEmail) {
-      const restored = await storeCall(request.log, 'accounts.updateEmail', async () => await accounts.updateEmail!({
-        id: account!.id, expectedEmail: takenEmail, expectedCredentialVersion: account!.credentialVersion, newEmail: oldEmail
-      }))
-      if (!restored) throw invalid(request, 'taken', account.id)
+    const consumed = await oneTimeTokens.consume(request, token, EMAIL_REVERT)
+    if (consumed === null) throw invalid(request, 'invalid_token', account.id)
+    let outcome: Awaited<ReturnType<typeof restore>>
+    try {
+      outcome = await restore(request, account, oldEmail, newHash)
+    } catch (err) {
+      // A store failing before the password is the owner's gives the link back, for the owner's next try.
+      const expiresAt = consumed.fields?.expiresAt
+      if (typeof expiresAt === 'number') await oneTimeTokens.putBack(request, token, consumed, expiresAt).catch(() => {})
+      throw err
     }
-    let replaced = false
-    for (let tries = 0; !replaced && account !== null && tries < CAS_TRIES; tries++) {
-      if (tries > 0) account = await storedAccount(request, found.accountId)
-      if (account === null) break
-      const expectedHash = account.passwordHash
-      replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({ id: found.accountId, expectedHash, newHash, advanceCredentialVersion: true }))
-    }
-    if (!replaced) throw invalid(request, 'conflict', found.accountId)
+    if (outcome !== 'restored') throw invalid(request, outcome, found.accountId)
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
     await sessionService.endAll(request, found.accountId, 'email_changed')
     // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.

@@ -117,6 +117,16 @@ export class OneTimeTokens {
     return null
   }
 
+  /**
+   * Puts a consumed token back, standing for `record` again until `expiresAt` (epoch ms), when a step after the
+   * consume failed and the token's holder should be able to try again. Nothing if it has expired meanwhile.
+   */
+  async putBack (request: { log: FastifyBaseLogger }, token: string, record: OneTimeToken, expiresAt: number): Promise<void> {
+    const ttlMs = expiresAt - Date.now()
+    if (!FORMAT.test(token) || ttlMs < 1) return
+    await this.#storeCall(request.log, 'oneTimeTokens.put', async () => { await this.#store.put(token.slice(0, 22), this.#hash(token), record, ttlMs) })
+  }
+
   /** Removes the account's tokens of these purposes: those issue() and issueFor() made, one slot each. Needs a store with remove(). */
   async forget (caller: { log: FastifyBaseLogger }, accountId: string, purposes: ReadonlyArray<string | [purpose: string, subject: string]>): Promise<void> {
     const store = this.#store
