@@ -237,6 +237,10 @@ t.test('RevertEmailChange: an old address another account took meanwhile is not 
   expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID')
   t.equal((await accounts.findById(ada.id))!.email, NEW_EMAIL)
   t.equal((await accounts.findById(other.id))!.email, EMAIL)
+  // Refused before anything changed: the link was not spent, and works once the address is free again.
+  t.ok(await accounts.delete(other.id))
+  t.equal((await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD })).statusCode, 204)
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL)
 })
 
 t.test('e-mail change needs deliver and a store with updateEmail, and refuses misspelt options', async (t) => {

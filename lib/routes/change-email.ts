@@ -111,8 +111,9 @@ export function registerVerifyEmailChange (app: FastifyInstance, context: RouteC
     // A reset link went to the old address: it dies with the change (its e-mail no longer matches), and goes anyway.
     await oneTimeTokens.forget(request, account.id, ['password_reset'])
     // One revert slot per address left: a second change cannot replace the first owner's way back.
-    const revert = await oneTimeTokens.issueFor(request, EMAIL_REVERT, account.email, { ...account, email: newEmail }, revertTtlMs, { oldEmail: account.email, expiresAt: Date.now() + revertTtlMs })
-    outbox.send(request, { type: 'email_changed', to: account.email, token: revert, expiresAt: Date.now() + revertTtlMs, accountId: account.id, newEmail: maskEmail(newEmail) })
+    const expiresAt = Date.now() + revertTtlMs
+    const revert = await oneTimeTokens.issueFor(request, EMAIL_REVERT, account.email, { ...account, email: newEmail }, revertTtlMs, { oldEmail: account.email, expiresAt })
+    outbox.send(request, { type: 'email_changed', to: account.email, token: revert, expiresAt, accountId: account.id, newEmail: maskEmail(newEmail) })
     return await reply.code(204).send()
   })
 }
