@@ -23,11 +23,8 @@ export type ChangeFailureReason =
   /** Another change (or a rehash) replaced the password between verification and update. */
   | 'conflict'
 
-/**
- * Why VerifyEmail refused: the token is not live (unknown, used, expired, killed), the password is not the
- * one its registration chose, or the address got an account meanwhile.
- */
-export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
+/** Why VerifyEmail refused: the token is not live (unknown, used, expired), or the address got an account meanwhile. */
+export type VerificationFailureReason = 'invalid_token' | 'taken'
 
 /** Why a breached-password lookup gave no answer. */
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'

@@ -120,7 +120,7 @@ export function registerBody (fields: Record<string, object>) {
 
 export const VerifyEmailBody = Type.Object({
   token: linkToken('The token of the verification link the e-mail carried.'),
-  password: password('The password chosen at Register: a link opens only the registration that chose it.')
+  password: password('The account\'s password, usually the one typed at Register: whoever holds the link chooses it. Must satisfy the password policy.')
 })
 
 export const MAX_REFRESH_TOKEN = 1024
