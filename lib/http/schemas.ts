@@ -55,10 +55,11 @@ export const LoginMfaBody = Type.Object({
 
 const TOTP_CODE = 'A 6-digit code from the authenticator app.'
 
-/** Confirm's and Disable's password: a wrong or missing one is Login's 401, counted like Login's. */
+/** Confirm's, Disable's and RecoveryCodes' password: a wrong or missing one is Login's 401, counted like Login's. */
 const SessionPassword = Type.Optional(password('The signed-in account\'s password: it stands for a recent authentication (no Reauthenticate needed).'))
 
-export const TotpCodeBody = Type.Object({ code: mfaCode(TOTP_CODE) })
+/** RecoveryCodes' body: a TOTP code (a recovery code cannot replace them) and the password, as Disable takes it. */
+export const RecoveryCodesBody = Type.Object({ code: mfaCode(TOTP_CODE), password: SessionPassword, deviceToken: DeviceToken })
 export const ConfirmMfaBody = Type.Object({ code: mfaCode(`${TOTP_CODE} For the secret of Setup.`), password: SessionPassword, deviceToken: DeviceToken })
 export const DisableMfaBody = Type.Object({ code: mfaCode(ANY_CODE), password: SessionPassword, deviceToken: DeviceToken })
 
