@@ -103,10 +103,13 @@ t.test('a service that hangs, stalls in the body, fails, answers garbage, 503, e
   for (const [mode, reason] of [['hang', 'timeout'], ['stall', 'timeout'], ['garbage', 'garbage'], ['status', 'status'], ['empty', 'garbage'], ['huge', 'garbage']] as const) {
     range.mode = mode
     const started = performance.now()
-    const verdict = await client(range.url, { timeoutMs: 300 }).lookup(BREACHED)
+    // A failure that is not a timeout must show as itself: a long timeout, so a busy machine's slow read of a
+    // megabyte does not turn it into one.
+    const timeoutMs = reason === 'timeout' ? 300 : 5000
+    const verdict = await client(range.url, { timeoutMs }).lookup(BREACHED)
     const elapsed = performance.now() - started
     t.same(verdict, { outcome: 'unavailable', reason }, mode)
-    t.ok(elapsed < 1000, `${mode}: ${elapsed.toFixed(0)} ms`)
+    t.ok(elapsed < (reason === 'timeout' ? 1000 : 2000), `${mode}: ${elapsed.toFixed(0)} ms`)
     if (reason === 'timeout') t.ok(elapsed >= 290, `${mode}: waited for the timeout`)
   }
   range.mode = 'ok'

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { MemoryOneTimeTokenStore } from '../lib/index.js'
 import type { PasswordAuthMessage } from '../lib/messages/outbox.js'
-import { EMAIL, NEW_PASSWORD } from './helpers/app.js'
-import { passkeyApp } from './helpers/passkeys.js'
+import { EMAIL, NEW_PASSWORD, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
+import { passkeyApp, PASSKEYS } from './helpers/passkeys.js'
 import { expectProblem } from './helpers/problem.js'
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
@@ -36,4 +36,37 @@ t.test('a memory store whose room for accounts\' tokens is full answers 503, and
   expectProblem(t, await login(), 503, 'FST_PWAUTH_UNAVAILABLE')
   t.equal((await loginMfa(mfaToken, recoveryCodes[0])).statusCode, 200, 'the first challenge was kept')
   t.ok(await challenge(), 'a used one makes room')
+})
+
+t.test('shared sessions or attempts with one-time tokens left in memory: the plugin refuses to start, naming the option to add', async (t) => {
+  const { default: Fastify } = await import('fastify')
+  const { default: passwordAuth, MemoryAttemptStore, MemorySessionStore } = await import('../lib/index.js')
+  const { authOptions } = await import('./helpers/app.js')
+  // A store of the host's own: the plugin cannot tell it from one shared between instances.
+  const own = <T extends object>(inner: T): T => Object.fromEntries(Object.getOwnPropertyNames(Object.getPrototypeOf(inner))
+    .filter((name) => name !== 'constructor').map((name) => [name, (...args: unknown[]) => (inner as Record<string, (...a: unknown[]) => unknown>)[name]!(...args)])) as T
+  const register = async (options: Record<string, unknown>) => {
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
+    t.teardown(async () => { await app.close() })
+    await app.register(passwordAuth, { ...await authOptions(), deliver: () => {}, ...options })
+    await app.ready()
+  }
+  const refusal = (shared: string, features: string) => `fastify-password-auth: ${shared} are shared (not in this process's memory), but one-time tokens ` +
+    '(links, LoginMfa\'s mfaToken, passkey challenges) would stay in it: a step that reaches another instance would fail. Add the option ' +
+    `oneTimeTokens: new PostgresOneTimeTokenStore({ pool }) or new RedisOneTimeTokenStore({ client }), beside your ${shared} (or turn off ${features})`
+
+  await t.rejects(register({ sessions: own(new MemorySessionStore()), mfa: true }), { code: 'FST_PWAUTH_INVALID_OPTION', message: refusal('sessions', 'mfa') })
+  await t.rejects(register({ attempts: own(new MemoryAttemptStore()), passwordReset: true, registration: true }),
+    { message: refusal('attempts', 'passwordReset, registration') })
+  await t.rejects(register({ sessions: own(new MemorySessionStore()), attempts: own(new MemoryAttemptStore()), passkeys: PASSKEYS, account: { emailChange: true } }),
+    { message: refusal('sessions and attempts', 'passkeys, account.emailChange') })
+  await t.rejects(register({ sessions: own(new MemorySessionStore()), mfa: true, oneTimeTokens: new MemoryOneTimeTokenStore() }),
+    { message: refusal('sessions', 'mfa') }, 'a memory store given explicitly is still one process\'s memory')
+
+  await register({ sessions: own(new MemorySessionStore()), attempts: own(new MemoryAttemptStore()) })
+  t.pass('shared stores and no feature that issues one-time tokens: it starts')
+  await register({ sessions: own(new MemorySessionStore()), mfa: true, passwordReset: true, oneTimeTokens: own(new MemoryOneTimeTokenStore()) })
+  t.pass('shared one-time tokens beside shared sessions: it starts')
+  await register({ sessions: new MemorySessionStore(), attempts: new MemoryAttemptStore(), mfa: true, passwordReset: true, passkeys: PASSKEYS })
+  t.pass('everything in this process\'s memory: it starts')
 })

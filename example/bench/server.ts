@@ -67,6 +67,7 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   await app.register(passwordAuth, {
     accounts,
     sessions: stores.sessions,
+    ...stores.oneTimeTokens === undefined ? {} : { oneTimeTokens: stores.oneTimeTokens },
     jwt: { secret: BENCH_SECRET },
     argon2: DEFAULT_ARGON2,
     rateLimit: false,
