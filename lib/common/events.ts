@@ -143,9 +143,10 @@ export type AuthEventDetails =
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
   /**
    * The breached-password range service gave no answer (contract §20): `timeout`, `error` (network),
-   * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (too many lookups waiting). A `new`
-   * password then passed on the rest of the policy, or was refused with 503 (onUnavailable 'refuse'); a
-   * `current` one (Login, ChangePassword, Reauthenticate, Mfa/Confirm, Disable, RecoveryCodes) went on as if not breached.
+   * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (64 lookups of new passwords in flight already,
+   * or no place for a current one within its timeout). A `new` password then passed on the rest of the policy, or
+   * was refused with 503 (onUnavailable 'refuse'); a `current` one (Login, ChangePassword, Reauthenticate,
+   * Mfa/Confirm, Disable, RecoveryCodes) went on as if not breached.
    */
   | { type: 'password.breach_check_unavailable', reason: BreachCheckFailure, password: 'new' | 'current', accountId?: string }
   /**
