@@ -33,7 +33,7 @@ export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'ta
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
 
 /** The routes that verify the account's current password. */
-export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable'
+export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'ChangeEmail' | 'DeleteAccount'
 
 /** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
 export type ResetRequiredReason = 'admin' | 'breached'
@@ -123,7 +123,7 @@ export type AuthEventDetails =
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
   /** `route`: a password sent with Mfa/Confirm or Mfa/Disable, which stands for their recent authentication; absent for Reauthenticate. */
-  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' }
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'ChangeEmail' | 'DeleteAccount' }
   /**
    * ForgotPassword, after its answer: a reset message went out (`sent`), or none did and why. The same
    * 202 was answered in every case.
