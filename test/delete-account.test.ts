@@ -171,6 +171,18 @@ t.test('DeleteAccount tells an address the account left by a revert; none it lef
   t.notOk(messages.some((m) => m.type === 'account_deleted' && m.to === 'bob@example.com'), 'left longer ago than revertTtl')
 })
 
+t.test('DeleteAccount leaves no activity behind, not even an event of its own goodbye\'s failed delivery', async (t) => {
+  const { post, token, app, ada, events } = await accountApp(t, {
+    deliver: (message) => { if (message.type === 'account_deleted') throw new Error('mailer down') }
+  })
+  const access = await token()
+  t.ok((await app.passwordAuth.admin.activity(ada.id)).length > 0, 'activity before')
+  t.equal((await post('/DeleteAccount', access, { password: PASSWORD })).statusCode, 204)
+  for (let waited = 0; !events.some((e) => e.type === 'message.failed') && waited < 2000; waited += 10) await sleep(10)
+  t.ok(events.some((e) => e.type === 'message.failed' && e.accountId === ada.id), 'the host hears of the failed delivery')
+  t.same(await app.passwordAuth.admin.activity(ada.id), [], 'but the deleted account keeps no record of it')
+})
+
 t.test('Export: what the plugin holds (never the hash) and what the host adds; needs a recent password proof', async (t) => {
   const { app, token, tokens, clock, ada } = await accountApp(t, { account: { export: true, exportData: async (account) => ({ orders: [1, 2], id: account.id }) } })
   await tokens()

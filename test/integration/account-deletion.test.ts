@@ -296,6 +296,30 @@ t.test('DeleteAccount with every store in Redis leaves no key of the account in 
   for (const [table, text] of Object.entries(await schemaText(pool))) t.notOk(text.includes(ada.id), `${table}: no row names the account`)
 })
 
+t.test('DeleteAccount on PostgreSQL: an event of the deletion\'s own steps never lands after the account\'s activity is forgotten', { skip: postgresUnavailable }, async (t) => {
+  const { pool, accounts, ada } = await adaOnPostgres(t, 'deletion_activity')
+  // The activity's inserts take a while (a busy pool): the sessions the deletion ends report it after its other steps ran.
+  const slowInserts = {
+    query: async (config: { text: string, name?: string, values?: unknown[] }) => {
+      if (config.text.startsWith('INSERT')) await sleep(150)
+      return await pool.query(config)
+    }
+  }
+  const app = await buildTestApp(t, {
+    auth: { accounts, sessions: new PostgresSessionStore({ pool }), admin: { activity: new PostgresActivityStore({ pool: slowInserts }) }, account: { deletion: true } }
+  })
+  // A few rounds, each deleting a fresh account of the address with three live sessions.
+  let id = ada.id
+  for (let round = 0; round < 3; round++) {
+    const sessions = await Promise.all(Array.from({ length: 3 }, async () => await app.token()))
+    const deleted = await app.app.inject({ method: 'POST', url: '/Auth/DeleteAccount', headers: { authorization: `Bearer ${sessions[0]}` }, payload: { password: PASSWORD } })
+    t.equal(deleted.statusCode, 204)
+    await sleep(600)
+    t.same((await pool.query('SELECT type FROM auth_activity WHERE account_id = $1', [id])).rows, [], `round ${round}: no activity row of the account is left`)
+    id = (await accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) }))!.id
+  }
+})
+
 t.test('PostgresActivityStore: newest first, per account, nothing past its retention, pruned, forgotten with the account', { skip: postgresUnavailable }, async (t) => {
   const { pool } = await postgresSchema(t, 'activity')
   await createPostgresSchema(pool)
