@@ -1,5 +1,5 @@
 import t from 'tap'
-import { EMAIL, NEW_PASSWORD } from './helpers/app.js'
+import { EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
 import { accountApp } from './helpers/account.js'
 import { PASSKEYS, ORIGIN } from './helpers/passkeys.js'
 import { SoftAuthenticator } from './helpers/soft-authenticator.js'
@@ -23,7 +23,7 @@ t.test('Export lists the account\'s passkeys; DeleteAccount removes them', async
   t.equal(exported.statusCode, 200)
   t.match(exported.json().passkeys, [{ id: key.credentials[0]!.id, name: 'Laptop', backedUp: false }])
   t.notOk(JSON.stringify(exported.json()).includes('publicKey'), 'the owner\'s view, not the stored record')
-  t.equal((await post('/DeleteAccount', access)).statusCode, 204)
+  t.equal((await post('/DeleteAccount', access, { password: PASSWORD })).statusCode, 204)
   t.equal((await signIn()).statusCode, 401, 'the passkey of a deleted account signs in no more')
 })
 
