@@ -1,5 +1,5 @@
 import t from 'tap'
-import { EMAIL, NEW_PASSWORD } from './helpers/app.js'
+import { EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
 import { accountApp } from './helpers/account.js'
 import { PASSKEYS, ORIGIN } from './helpers/passkeys.js'
 import { SoftAuthenticator } from './helpers/soft-authenticator.js'
@@ -11,7 +11,7 @@ async function withPasskey (t: Parameters<typeof accountApp>[0]) {
   const access = await token()
   const key = new SoftAuthenticator({ origin: ORIGIN })
   const options = (await post('/Passkeys/RegisterOptions', access)).json()
-  t.equal((await post('/Passkeys', access, { response: key.create(options), name: 'Laptop' })).statusCode, 201)
+  t.equal((await post('/Passkeys', access, { response: key.create(options), name: 'Laptop', password: PASSWORD })).statusCode, 201)
   const signIn = async () => await post('/LoginPasskey', undefined, { response: key.get((await post('/Passkeys/LoginOptions', undefined)).json()) })
   t.equal((await signIn()).statusCode, 200, 'the passkey signs in')
   return { ...built, access, key, signIn }
