@@ -98,3 +98,36 @@ t.test('Redis holds only public material of a passkey', { skip: redisUnavailable
     return JSON.stringify([keys, values])
   })
 })
+
+/** Ten registrations, each racing admin.removePasskeys through the routes on `store`: after both, nothing signs in. */
+async function raceRemovals (t: Test, store: PasskeyStore): Promise<void> {
+  const { app, token, authenticator, ada, post, signIn } = await passkeyApp(t, { passkeyStore: store })
+  const answers: number[] = []
+  for (let round = 0; round < 10; round++) {
+    const accessToken = await token()
+    const key = authenticator()
+    const options = (await post('/Passkeys/RegisterOptions', accessToken)).json()
+    const [added] = await Promise.all([
+      post('/Passkeys', accessToken, { response: key.create(options), password: PASSWORD }),
+      // Later each round, so the removal lands at different steps of the registration.
+      (async () => { await new Promise((resolve) => setTimeout(resolve, round * 3)); await app.passwordAuth.admin.removePasskeys(ada.id, { admin: 'race' }) })()
+    ])
+    answers.push(added.statusCode)
+    t.same(await store.list(ada.id), [], `round ${round}: no passkey after the removal (answered ${added.statusCode})`)
+    t.equal((await signIn(key)).statusCode, 401, `round ${round}: the late passkey signs nobody in`)
+  }
+  t.ok(answers.every((status) => [201, 400, 401].includes(status)), answers.join(' '))
+}
+
+t.test('PostgreSQL: a registration racing admin.removePasskeys never leaves a passkey', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'passkeys_race')
+  await createPostgresSchema(pool)
+  await raceRemovals(t, new PostgresPasskeyStore({ pool }))
+})
+
+t.test('Redis: a registration racing admin.removePasskeys never leaves a passkey', { skip: redisUnavailable }, async (t) => {
+  const client = redisClient(t)
+  const prefix = `${PREFIX}race:`
+  t.teardown(async () => { await deleteKeys(client, prefix) })
+  await raceRemovals(t, new RedisPasskeyStore({ client, prefix }))
+})
