@@ -1,5 +1,6 @@
 import { resolveAccount, type AccountPluginOptions, type ResolvedAccount } from './account/options.js'
 import type { AuthEventHandler } from './common/events.js'
+import { invalidOption } from './common/errors.js'
 import { assert, checkHeaderText, checkKnownKeys, isInteger, isObject, PLUGIN_NAME } from './common/option-rules.js'
 import { resolveGuard, type GuardPluginOptions, type ResolvedDecorators } from './guard/options.js'
 import { resolveMessages, type MessagesPluginOptions, type ResolvedMessages } from './messages/options.js'
@@ -9,6 +10,9 @@ import { resolvePassword, type HashingOptions, type PasswordPluginOptions, type 
 import { resolveRoutes, type ResolvedRoutes, type RoutesPluginOptions } from './routes/options.js'
 import { resolveSessions, type RefreshOptions, type ResolvedSessions, type SessionPluginOptions } from './session/options.js'
 import { checkStore } from './stores/check-store.js'
+import { MemoryAttemptStore } from './stores/memory/attempts.js'
+import { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
+import { MemorySessionStore } from './stores/memory/sessions.js'
 import type { AccountStore } from './stores/types.js'
 import { resolveThrottle, type RateLimitOptions, type ResolvedThrottle, type ThrottleOptions, type ThrottlePluginOptions } from './throttle/options.js'
 import { resolveTokens, type JwtOptions, type ResolvedTokens, type TokensPluginOptions } from './tokens/options.js'
@@ -77,7 +81,7 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   const tokens = resolveTokens(options)
   const sessions = resolveSessions(options, tokens.accessToken.expiresIn)
   const throttle = resolveThrottle(options)
-  return {
+  const resolved: ResolvedOptions = {
     accounts,
     realm,
     storeTimeout,
@@ -98,4 +102,30 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     }),
     passkeys: resolvePasskeys(options)
   }
+  checkOneTimeTokensShared(resolved)
+  return resolved
+}
+
+/**
+ * Where sessions or attempt counters are shared between instances, one-time tokens must be too (contract §13): in
+ * one process's memory, a LoginMfa, a passkey ceremony or a link whose steps reach two instances would fail.
+ */
+function checkOneTimeTokensShared ({ sessions, throttle, tokens, routes, mfa, passkeys, account }: ResolvedOptions): void {
+  if (!(tokens.oneTimeTokenStore instanceof MemoryOneTimeTokenStore)) return
+  const shared = [
+    ...sessions.store instanceof MemorySessionStore ? [] : ['sessions'],
+    ...throttle.attempts instanceof MemoryAttemptStore ? [] : ['attempts']
+  ]
+  const issuing = [
+    ...routes.passwordReset === undefined ? [] : ['passwordReset'],
+    ...routes.registration === undefined ? [] : ['registration'],
+    ...mfa === undefined ? [] : ['mfa'],
+    ...passkeys === undefined ? [] : ['passkeys'],
+    ...account.emailChange === undefined ? [] : ['account.emailChange']
+  ]
+  if (shared.length === 0 || issuing.length === 0) return
+  const stores = shared.join(' and ')
+  throw invalidOption(`${stores} are shared (not in this process's memory), but one-time tokens (links, LoginMfa's mfaToken, passkey ` +
+    'challenges) would stay in it: a step that reaches another instance would fail. Add the option oneTimeTokens: new ' +
+    `PostgresOneTimeTokenStore({ pool }) or new RedisOneTimeTokenStore({ client }), beside your ${stores} (or turn off ${issuing.join(', ')})`)
 }

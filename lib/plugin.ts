@@ -141,7 +141,6 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
     refreshCookie: cookies?.refresh,
     throttle: attemptThrottle,
     knownDevices,
-    tokenGuesses,
     outbox,
     mailLimit,
     secondFactor: mfa?.secondFactor,

@@ -103,29 +103,85 @@ t.test('activity: the account\'s recent events from the memory ring, newest firs
   t.same(await app.passwordAuth.admin.activity('someone-else'), [])
 })
 
-t.test('the memory ring keeps at most maxRecords and nothing past its retention', async (t) => {
-  const ring = new MemoryActivityStore({ maxRecords: 3, retentionMs: 1000 })
-  for (let i = 0; i < 5; i++) await ring.add({ type: `e${i}`, time: Date.now(), accountId: 'a', details: {} })
-  t.same((await ring.list('a', 10)).map((r) => r.type), ['e4', 'e3', 'e2'])
-  await ring.add({ type: 'old', time: Date.now() - 2000, accountId: 'b', details: {} })
-  t.same(await ring.list('b', 10), [])
+const record = (accountId: string, type: string, details: Record<string, unknown> = {}, time = Date.now()) => ({ type, time, accountId, details })
+const typesOf = async (store: MemoryActivityStore, accountId: string) => (await store.list(accountId, 100)).map((r) => r.type)
+
+t.test('the memory store: newest first, nothing past its retention, its own copies, and forget() of one account', async (t) => {
+  const store = new MemoryActivityStore({ retentionMs: 1000 })
+  const nested = { browser: 'Firefox' }
+  for (let i = 0; i < 6; i++) await store.add(record(i % 2 === 0 ? 'a' : 'b', `e${i}`, { i, device: nested }))
+  nested.browser = 'changed after add'
+  t.same(await typesOf(store, 'a'), ['e4', 'e2', 'e0'], 'newest first')
+  t.same(await typesOf(store, 'b'), ['e5', 'e3', 'e1'])
+  t.same((await store.list('a', 1))[0]?.details, { i: 4, device: { browser: 'Firefox' } }, 'nested details copied when kept')
+  t.equal((await store.list('a', 2)).length, 2)
+  await store.add(record('c', 'old', {}, Date.now() - 2000))
+  t.same(await store.list('c', 10), [], 'past its retention')
+  await store.forget('a')
+  t.same(await store.list('a', 10), [])
+  t.same(await typesOf(store, 'b'), ['e5', 'e3', 'e1'], 'the other account\'s records stay in order')
+  const listed = await store.list('b', 1)
+  listed[0]!.details.extra = true
+  t.same((await store.list('b', 1))[0]?.details, { i: 5, device: { browser: 'Firefox' } }, 'a listed record is the caller\'s copy')
   t.throws(() => new MemoryActivityStore({ retentionMs: 10 }), /retentionMs/)
+  t.throws(() => new MemoryActivityStore({ maxRecords: 0 }), /maxRecords/)
+  t.throws(() => new MemoryActivityStore({ maxPerType: 0.5 }), /maxPerType/)
 })
 
-t.test('the memory ring wraps around, forgets one account and keeps its own copies', async (t) => {
-  const ring = new MemoryActivityStore({ maxRecords: 4 })
-  const nested = { browser: 'Firefox' }
-  for (let i = 0; i < 7; i++) await ring.add({ type: `e${i}`, time: Date.now(), accountId: i % 2 === 0 ? 'a' : 'b', details: { i, device: nested } })
-  nested.browser = 'changed after add'
-  t.same((await ring.list('a', 10)).map((r) => r.type), ['e6', 'e4'], 'the four newest kept, newest first')
-  t.same((await ring.list('b', 10)).map((r) => r.type), ['e5', 'e3'])
-  t.same((await ring.list('a', 1))[0]?.details, { i: 6, device: { browser: 'Firefox' } }, 'nested details copied when kept')
-  await ring.forget('a')
-  t.same(await ring.list('a', 10), [])
-  t.same((await ring.list('b', 10)).map((r) => r.type), ['e5', 'e3'], 'the other account\'s records stay in order')
-  for (let i = 7; i < 10; i++) await ring.add({ type: `e${i}`, time: Date.now(), accountId: 'b', details: {} })
-  t.same((await ring.list('b', 10)).map((r) => r.type), ['e9', 'e8', 'e7', 'e5'], 'after forgetting, the ring fills and wraps again')
-  const listed = await ring.list('b', 1)
-  listed[0]!.details.extra = true
-  t.same((await ring.list('b', 1))[0]?.details, {}, 'a listed record is the caller\'s copy')
+t.test('issue 37: the memory store bounds each account and event type; a flood pushes out only older records of its own kind', async (t) => {
+  const store = new MemoryActivityStore({ maxRecords: 100, maxPerType: 5 })
+  await store.add(record('ada', 'password.changed'))
+  await store.add(record('ada', 'login.succeeded'))
+  for (let i = 0; i < 1000; i++) await store.add(record('bob', 'session.reauthenticated', { i }))
+  t.same(await typesOf(store, 'ada'), ['login.succeeded', 'password.changed'], 'another account\'s flood pushed out none of ada\'s records')
+  t.same((await store.list('bob', 100)).map((r) => r.details.i), [999, 998, 997, 996, 995], 'bob keeps his newest 5 of that kind')
+  // A stranger's failed logins name ada's account: they replace only older failures.
+  for (let i = 0; i < 1000; i++) await store.add(record('ada', 'login.failed', { i }))
+  t.same(await typesOf(store, 'ada'), ['login.failed', 'login.failed', 'login.failed', 'login.failed', 'login.failed', 'login.succeeded', 'password.changed'],
+    'her own sign-in and password change stay')
+})
+
+t.test('a full memory store keeps nothing new rather than drop another account\'s records; records past the retention make room', async (t) => {
+  const store = new MemoryActivityStore({ maxRecords: 4, maxPerType: 2, retentionMs: 1000 })
+  await store.add(record('ada', 'login.succeeded'))
+  await store.add(record('ada', 'password.changed'))
+  await store.add(record('bob', 'login.succeeded'))
+  await store.add(record('bob', 'login.succeeded'))
+  await store.add(record('eve', 'login.failed'))
+  t.same(await typesOf(store, 'eve'), [], 'full: a new account\'s record is not kept')
+  await store.add(record('bob', 'logout'))
+  t.same(await typesOf(store, 'bob'), ['login.succeeded', 'login.succeeded'], 'nor a new kind of an account\'s')
+  await store.add(record('bob', 'login.succeeded', { newest: true }))
+  t.same((await store.list('bob', 1))[0]?.details, { newest: true }, 'in place of its own older record of that kind: kept')
+  t.same(await typesOf(store, 'ada'), ['password.changed', 'login.succeeded'], 'ada\'s records untouched')
+  await store.forget('ada')
+  await store.add(record('eve', 'login.failed'))
+  t.same(await typesOf(store, 'eve'), ['login.failed'], 'room again once an account is forgotten')
+
+  const expiring = new MemoryActivityStore({ maxRecords: 2, retentionMs: 1000 })
+  await expiring.add(record('ada', 'login.succeeded', {}, Date.now() - 2000))
+  await expiring.add(record('bob', 'login.succeeded', {}, Date.now() - 2000))
+  await expiring.add(record('eve', 'login.succeeded'))
+  t.same(await typesOf(expiring, 'eve'), ['login.succeeded'], 'records past their retention were swept to make room')
+})
+
+t.test('issue 37: refreshes are not activity: 60 refreshes of bob\'s session leave ada\'s records in a store of 50', async (t) => {
+  const activity = new MemoryActivityStore({ maxRecords: 50 })
+  const { app, tokens, login, ada, accounts, refresh } = await accountApp(t, { admin: { activity } })
+  await tokens()
+  t.equal((await login(EMAIL, 'a wrong password here')).statusCode, 401)
+  const before = (await app.passwordAuth.admin.activity(ada.id)).map((r) => r.type)
+  t.ok(before.includes('login.succeeded') && before.includes('login.failed'))
+  const bob = accounts.add({ email: 'bob@example.com', passwordHash: ada.passwordHash })
+  let { refreshToken } = (await login('bob@example.com', PASSWORD)).json()
+  for (let i = 0; i < 60; i++) {
+    const refreshed = await refresh(refreshToken)
+    t.equal(refreshed.statusCode, 200)
+    refreshToken = refreshed.json().refreshToken
+  }
+  await refresh('not a refresh token')
+  t.same((await app.passwordAuth.admin.activity(ada.id)).map((r) => r.type), before, 'ada\'s activity is whole')
+  const bobs = (await app.passwordAuth.admin.activity(bob.id)).map((r) => r.type)
+  t.notOk(bobs.some((type) => type.startsWith('session.refresh')), 'no refresh is recorded')
+  t.ok(bobs.includes('login.succeeded'))
 })

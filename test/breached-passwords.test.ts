@@ -180,8 +180,8 @@ t.test('ChangePassword with a breached current password: 403 after it verified, 
 
 t.test('Reauthenticate with a password breached since the session started: 403, the session\'s authentication time unchanged, a reset link', async (t) => {
   const range = await startRangeServer(t)
-  // cacheSize 0: the login's lookup (clean then) is not kept, so the breach shows at once.
-  const { app, token, sessions, clock, ofType, message, ada } = await breachApp(t, range.url, {}, { cacheSize: 0 })
+  // cacheBytes 0: the login's lookup (clean then) is not kept, so the breach shows at once.
+  const { app, token, sessions, clock, ofType, message, ada } = await breachApp(t, range.url, {}, { cacheBytes: 0 })
   const access = await token()
   const { sid } = decodeJwt(access).payload as { sid: string }
   const before = (await sessions.get(sid))!.authenticatedAt
@@ -199,7 +199,7 @@ t.test('Reauthenticate with a password breached since the session started: 403, 
 
 t.test('Mfa/Confirm and Mfa/Disable, whose password stands for Reauthenticate: a breached one answers 403 too, before the code', async (t) => {
   const range = await startRangeServer(t)
-  const { app, token, ofType, message } = await breachApp(t, range.url, { mfa: true }, { cacheSize: 0 })
+  const { app, token, ofType, message } = await breachApp(t, range.url, { mfa: true }, { cacheBytes: 0 })
   const headers = { authorization: `Bearer ${await token()}` }
   t.equal((await app.inject({ method: 'POST', url: '/Auth/Mfa/Setup', headers })).statusCode, 200)
   range.breach(PASSWORD)
@@ -217,7 +217,7 @@ t.test('the service down, slow or answering garbage: never a 500 and never a sil
   range.breach(PASSWORD)
   for (const mode of ['hang', 'stall', 'garbage', 'status', 'empty', 'huge'] as const) {
     range.mode = mode
-    const { login, register, ofType, changePassword } = await breachApp(t, range.url, {}, { timeoutMs: 300, cacheSize: 0 })
+    const { login, register, ofType, changePassword } = await breachApp(t, range.url, {}, { timeoutMs: 300, cacheBytes: 0 })
     const started = performance.now()
     const response = await login()
     const elapsed = performance.now() - started
@@ -235,9 +235,28 @@ t.test('the service down, slow or answering garbage: never a 500 and never a sil
   t.match(ofType('password.breach_check_unavailable'), [{ reason: 'error' }])
 })
 
+t.test('a stranger\'s Registers cannot switch the check off: 70 Registers in flight, then Login with a breached password still gets 403', async (t) => {
+  const range = await startRangeServer(t)
+  range.breach(PASSWORD)
+  // A healthy service that takes 400 ms, as a distant one may: the strangers' lookups are all in flight at once.
+  range.mode = 'slow'
+  range.delayMs = 400
+  // A timeout far above the service's 400 ms: on a busy machine, only a missing place may fail the lookup.
+  const { register, login, sessions, ada, ofType } = await breachApp(t, range.url, {}, { timeoutMs: 5000 })
+  const strangers = Array.from({ length: 70 }, async (_, i) => await register(`stranger${i}@example.com`, `a stranger's fresh passphrase ${i}`))
+  await sleep(200)
+  const response = await login()
+  expectProblem(t, response, 403, 'FST_PWAUTH_PASSWORD_RESET_REQUIRED')
+  t.same(await sessions.list(ada.id), [], 'no session')
+  t.same(ofType('password.breach_check_unavailable').filter((event) => event.type === 'password.breach_check_unavailable' && event.password === 'current'), [],
+    'the current password\'s lookup was never unavailable')
+  t.ok(ofType('password.breach_check_unavailable').length > 0, 'some of the strangers\' lookups found no place (busy), and were reported')
+  t.ok((await Promise.all(strangers)).every((answer) => answer.statusCode === 202))
+})
+
 t.test('onUnavailable \'refuse\': new passwords get 503 while the service is down, before any token is consumed; Login still goes on', async (t) => {
   const range = await startRangeServer(t)
-  const { register, changePassword, reset, login, post, message } = await breachApp(t, range.url, {}, { onUnavailable: 'refuse', cacheSize: 0, timeoutMs: 200 })
+  const { register, changePassword, reset, login, post, message } = await breachApp(t, range.url, {}, { onUnavailable: 'refuse', cacheBytes: 0, timeoutMs: 200 })
   t.equal((await post('ForgotPassword', { email: EMAIL })).statusCode, 202)
   const link = await message('password_reset')
   range.mode = 'hang'
@@ -254,7 +273,7 @@ t.test('onUnavailable \'refuse\': new passwords get 503 while the service is dow
   t.equal((await reset(link!.token!, FRESH)).statusCode, 204, 'the token survived the 503')
 })
 
-t.test('the option: off by default; each mistake named, misspellings with did you mean; lifetimes from 1 s', async (t) => {
+t.test('the option: off by default; each mistake named (a rangeUrl without its trailing /, the old cacheSize), misspellings with did you mean; lifetimes from 1 s', async (t) => {
   const range = await startRangeServer(t)
   const { default: Fastify } = await import('fastify')
   const { authOptions } = await import('./helpers/app.js')
@@ -266,8 +285,9 @@ t.test('the option: off by default; each mistake named, misspellings with did yo
   }
   await register(undefined)
   await register(false)
-  await register({ rangeUrl: range.url, timeoutMs: 1, cacheTtl: 1, cacheSize: 0, onUnavailable: 'refuse' })
+  await register({ rangeUrl: range.url, timeoutMs: 1, cacheTtl: 1, cacheBytes: 0, onUnavailable: 'refuse' })
   await register({ rangeUrl: 'https://api.pwnedpasswords.com/range/' })
+  await register({ rangeUrl: range.url, cacheBytes: 1024 ** 3 })
   const cases: Array<[unknown, string]> = [
     [{}, 'breachedPasswords.rangeUrl must be an http(s) address'],
     ['https://api.pwnedpasswords.com/range/', 'breachedPasswords must be an object'],
@@ -276,7 +296,14 @@ t.test('the option: off by default; each mistake named, misspellings with did yo
     [{ rangeUrl: 'http://[::1/range/' }, 'breachedPasswords.rangeUrl must be an http(s) address'],
     [{ rangeUrl: range.url, timeoutMs: 0 }, 'breachedPasswords.timeoutMs must be a whole number of milliseconds from 1 to 60000'],
     [{ rangeUrl: range.url, cacheTtl: 0 }, 'breachedPasswords.cacheTtl must be a whole number of seconds from 1 to 2592000'],
-    [{ rangeUrl: range.url, cacheSize: -1 }, 'breachedPasswords.cacheSize must be a whole number of prefixes from 0 to 1048576'],
+    [{ rangeUrl: range.url, cacheBytes: -1 }, 'breachedPasswords.cacheBytes must be a whole number of bytes from 0 to 1073741824 (1 GiB)'],
+    [{ rangeUrl: range.url, cacheBytes: 1.5 }, 'breachedPasswords.cacheBytes must be a whole number of bytes'],
+    [{ rangeUrl: range.url, cacheBytes: 2 * 1024 ** 3 }, 'breachedPasswords.cacheBytes must be a whole number of bytes'],
+    [{ rangeUrl: range.url, cacheSize: 1000 }, 'unknown option breachedPasswords.cacheSize: did you mean breachedPasswords.cacheBytes (the cache is bounded in bytes, not in prefixes)?'],
+    [{ rangeUrl: range.url, cacheByte: 1000 }, 'unknown option breachedPasswords.cacheByte: did you mean breachedPasswords.cacheBytes?'],
+    [{ rangeUrl: range.url.slice(0, -1) }, `breachedPasswords.rangeUrl must end with / (the 5 characters of the prefix are appended to it): did you mean ${range.url}?`],
+    [{ rangeUrl: 'https://api.pwnedpasswords.com/range' }, 'did you mean https://api.pwnedpasswords.com/range/?'],
+    [{ rangeUrl: 'https://api.pwnedpasswords.com' }, 'did you mean https://api.pwnedpasswords.com/?'],
     [{ rangeUrl: range.url, onUnavailable: 'deny' }, 'breachedPasswords.onUnavailable must be \'allow\' or \'refuse\''],
     [{ rangeUrl: range.url, timeout: 100 }, 'unknown option breachedPasswords.timeout: did you mean breachedPasswords.timeoutMs?'],
     [{ rangeUrl: range.url, cacheTTL: 100 }, 'did you mean breachedPasswords.cacheTtl?']

@@ -23,6 +23,8 @@ t.test('memory stores keep the store contract', async (t) => {
     ...sessionStoreContract({ create: async () => new MemorySessionStore() }),
     ...attemptStoreContract({ create: async () => new MemoryAttemptStore() }),
     ...oneTimeTokenStoreContract({ create: async () => new MemoryOneTimeTokenStore() }),
+    // Bounded below the contract's flood of sign-in challenges, so it reaches the bounds.
+    ...oneTimeTokenStoreContract({ create: async () => new MemoryOneTimeTokenStore({ maxTokens: 20, maxOpenTokens: 100 }), flood: 1000 }),
     ...mfaStoreContract({ create: async () => new MemoryMfaStore() }),
     ...passkeyStoreContract({ create: async () => new MemoryPasskeyStore() })
   ]
@@ -93,13 +95,51 @@ t.test('the memory account store hands out one frozen view per record, without t
   t.not(await store.findById(ada.id), view, 'an update replaces the view')
 })
 
-t.test('the memory one-time token store holds at most maxTokens, dropping the oldest', async (t) => {
-  const store = new MemoryOneTimeTokenStore({ maxTokens: 3 })
-  const token = { purpose: 'verify_email', accountId: '', email: 'a@example.com', credentialVersion: 0 }
-  for (const slot of ['a', 'b', 'c']) await store.put(slot, `hash-${slot}`, token, 60_000)
-  await store.put('a', 'hash-a2', token, 60_000) // a again: now the newest
-  await store.put('d', 'hash-d', token, 60_000)
+const OPEN = { purpose: 'passkey_login', accountId: '', email: '', credentialVersion: 0 }
+const LINK = { purpose: 'password_reset', accountId: 'account-1', email: 'ada@example.com', credentialVersion: 0 }
+
+t.test('the memory one-time token store: 100,500 sign-in challenges (what anyone can ask for) push out no link and no mfaToken', async (t) => {
+  const store = new MemoryOneTimeTokenStore()
+  await store.put('reset', 'hash-reset', LINK, 60_000)
+  await store.put('mfa', 'hash-mfa', { ...LINK, purpose: 'mfa_login' }, 60_000)
+  await store.put('revert', 'hash-revert', { ...LINK, purpose: 'email_revert', fields: { oldEmail: 'old@example.com' } }, 60_000)
+  for (let i = 0; i < 100_500; i++) await store.put(`challenge-${i}`, `hash-${i}`, OPEN, 60_000)
+  t.ok(await store.find('reset', 'hash-reset', 'password_reset'), 'the reset link')
+  t.ok(await store.find('mfa', 'hash-mfa', 'mfa_login'), 'the mfaToken')
+  t.ok(await store.find('revert', 'hash-revert', 'email_revert'), 'the revert link')
+  t.equal(store.size, 100_003, 'the challenges are bounded on their own: 100,000 of them')
+  t.equal(await store.find('challenge-499', 'hash-499', 'passkey_login'), null, 'the oldest challenges went')
+  t.ok(await store.find('challenge-100499', 'hash-100499', 'passkey_login'), 'the newest stayed')
+})
+
+t.test('the memory one-time token store holds at most maxOpenTokens tokens of no account, dropping the oldest of them', async (t) => {
+  const store = new MemoryOneTimeTokenStore({ maxOpenTokens: 3 })
+  const pending = { purpose: 'verify_email', accountId: '', email: 'a@example.com', credentialVersion: 0 }
+  for (const slot of ['a', 'b', 'c']) await store.put(slot, `hash-${slot}`, pending, 60_000)
+  await store.put('a', 'hash-a2', pending, 60_000) // a again: now the newest
+  await store.put('d', 'hash-d', pending, 60_000)
   t.equal(store.size, 3)
   t.equal(await store.find('b', 'hash-b', 'verify_email'), null, 'the oldest went')
   for (const [slot, hash] of [['a', 'hash-a2'], ['c', 'hash-c'], ['d', 'hash-d']]) t.ok(await store.find(slot!, hash!, 'verify_email'), slot)
+})
+
+t.test('the memory one-time token store holds at most maxTokens tokens of accounts: past it a put fails (503), and no live one is dropped', async (t) => {
+  const store = new MemoryOneTimeTokenStore({ maxTokens: 2 })
+  await store.put('reset', 'hash-reset', LINK, 60_000)
+  await store.put('mfa', 'hash-mfa', { ...LINK, purpose: 'mfa_login' }, 1000)
+  await t.rejects(store.put('another', 'hash-another', { ...LINK, accountId: 'account-2' }, 60_000),
+    { message: 'MemoryOneTimeTokenStore is full: 2 tokens of accounts are live (maxTokens)' })
+  t.ok(await store.find('reset', 'hash-reset', 'password_reset'), 'the reset link stays')
+  t.ok(await store.find('mfa', 'hash-mfa', 'mfa_login'), 'the mfaToken stays')
+  await store.put('reset', 'hash-reset-2', LINK, 60_000)
+  t.ok(await store.find('reset', 'hash-reset-2', 'password_reset'), 'a token that replaces its slot takes no more room')
+  await store.put('challenge', 'hash-challenge', OPEN, 60_000)
+  t.ok(await store.find('challenge', 'hash-challenge', 'passkey_login'), 'tokens of no account have room of their own')
+  await later(1001, async () => {
+    await store.put('another', 'hash-another', { ...LINK, accountId: 'account-2' }, 60_000)
+    t.ok(await store.find('another', 'hash-another', 'password_reset'), 'an expired token makes room')
+  })
+  await store.consume('reset', 'hash-reset-2', 'password_reset')
+  await store.put('third', 'hash-third', LINK, 60_000)
+  t.equal(store.size, 3, 'so does a used one')
 })

@@ -165,13 +165,17 @@ t.test('a store failure in a code check answers 503 and counts nothing: not on t
   const mfaStore = new MemoryMfaStore()
   let failLock = false
   let failStep = false
-  const flakyAttempts: AttemptStore = {
-    reserve: async (...args) => {
-      if (failLock && args[0].startsWith('mfa-lock.')) throw new Error('attempt store down')
-      return await attempts.reserve(...args)
-    },
-    settle: async (...args) => await attempts.settle(...args)
-  }
+  // A proxy of the memory store: to the plugin it is that store, in this process (nothing shared).
+  const flakyAttempts: AttemptStore = new Proxy(attempts, {
+    get (target, property) {
+      const value = Reflect.get(target, property, target)
+      if (property !== 'reserve') return typeof value === 'function' ? value.bind(target) : value
+      return async (...args: Parameters<AttemptStore['reserve']>) => {
+        if (failLock && args[0].startsWith('mfa-lock.')) throw new Error('attempt store down')
+        return await target.reserve(...args)
+      }
+    }
+  })
   const flakyMfa: MfaStore = {
     get: async (...args) => await mfaStore.get(...args),
     begin: async (...args) => await mfaStore.begin(...args),

@@ -153,8 +153,8 @@ t.test('recovery codes: each works once, RecoveryCodes (TOTP only) replaces them
   const { secret, recoveryCodes, step, accessToken } = await enable()
   t.equal((await loginMfa(await challenge(), recoveryCodes[3]!.toUpperCase().replaceAll('-', ' '))).statusCode, 200, 'case and separators do not matter')
   expectProblem(t, await loginMfa(await challenge(), recoveryCodes[3]), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'used once')
-  expectProblem(t, await post('/Mfa/RecoveryCodes', accessToken, { code: recoveryCodes[4] }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a recovery code cannot replace them')
-  const replaced = await post('/Mfa/RecoveryCodes', accessToken, { code: totpCode(secret, step + 1) })
+  expectProblem(t, await post('/Mfa/RecoveryCodes', accessToken, { code: recoveryCodes[4], password: PASSWORD }), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a recovery code cannot replace them')
+  const replaced = await post('/Mfa/RecoveryCodes', accessToken, { code: totpCode(secret, step + 1), password: PASSWORD })
   t.equal(replaced.statusCode, 200)
   const fresh: string[] = replaced.json().recoveryCodes
   t.equal(fresh.length, 10)
@@ -178,7 +178,7 @@ t.test('turning two factors on or off ends every other session and sends a messa
   expectProblem(t, await post('/Mfa/Disable', accessToken, { code: recoveryCodes[2], password: PASSWORD }), 409, 'FST_PWAUTH_MFA_STATE', 'off already: the state before the code')
 })
 
-t.test('the set-up routes need the access token; RecoveryCodes a recent authentication too', async (t) => {
+t.test('the set-up routes need the access token, and no recent authentication', async (t) => {
   const { post, token, clock } = await mfaApp(t)
   for (const route of ['/Mfa/Setup', '/Mfa/Confirm', '/Mfa/RecoveryCodes', '/Mfa/Disable']) {
     expectProblem(t, await post(route, undefined, route === '/Mfa/Setup' ? undefined : { code: '123456' }), 401, 'FST_PWAUTH_TOKEN_MISSING', route)
@@ -186,7 +186,6 @@ t.test('the set-up routes need the access token; RecoveryCodes a recent authenti
   clock.advance(-400_000)
   const stale = await token()
   clock.advance(400_000)
-  expectProblem(t, await post('/Mfa/RecoveryCodes', stale, { code: '123456' }), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED', 'RecoveryCodes on an old session')
   t.equal((await post('/Mfa/Setup', stale)).statusCode, 200, 'Setup on an old session: it changes nothing until Confirm')
 })
 

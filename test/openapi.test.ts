@@ -98,8 +98,8 @@ t.test('sign-up and reset routes document their bodies, the host\'s registration
   t.match(register.requestBody.content['application/json'].schema.properties.displayName, { type: 'string', maxLength: 80 })
   t.same(Object.keys(register.responses).sort(), ['202', '400', '413', '415', '429', '503'])
   t.same(codesOf(register.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_WEAK_PASSWORD'])
-  t.same(codesOf(document.paths['/Auth/VerifyEmail'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_VERIFY_TOKEN_INVALID'])
-  t.same(document.paths['/Auth/VerifyEmail'].post.requestBody.content['application/json'].schema.required, ['token', 'password'], 'VerifyEmail takes the registration\'s password')
+  t.same(codesOf(document.paths['/Auth/VerifyEmail'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_VERIFY_TOKEN_INVALID', 'FST_PWAUTH_WEAK_PASSWORD'])
+  t.same(document.paths['/Auth/VerifyEmail'].post.requestBody.content['application/json'].schema.required, ['token', 'password'], 'VerifyEmail takes the account\'s password')
   t.same(codesOf(document.paths['/Auth/ResetPassword'].post.responses[400]),
     ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_PASSWORD_MISMATCH', 'FST_PWAUTH_RESET_TOKEN_INVALID', 'FST_PWAUTH_WEAK_PASSWORD'])
   t.ok(document.paths['/Auth/ForgotPassword'].post.responses[202], '202 documented')
@@ -121,7 +121,7 @@ t.test('the README\'s transform adds a bearer requirement to Logout in a documen
   t.notOk(document.paths['/Auth/Login'].post.security)
 })
 
-t.test('two factors document their bodies: Confirm and Disable take the password, ChangePassword a code; the state, password and code errors', async (t) => {
+t.test('two factors document their bodies: Confirm, Disable and RecoveryCodes take the password, ChangePassword a code; the state, password and code errors', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
   // The set-up routes name the bearer scheme: a document that defines it.
@@ -131,7 +131,7 @@ t.test('two factors document their bodies: Confirm and Disable take the password
   const document = app.swagger() as Doc
   await expectValid(t, document)
   const body = (path: string) => document.paths[path].post.requestBody.content['application/json'].schema
-  for (const path of ['/Auth/Mfa/Confirm', '/Auth/Mfa/Disable']) {
+  for (const path of ['/Auth/Mfa/Confirm', '/Auth/Mfa/Disable', '/Auth/Mfa/RecoveryCodes']) {
     t.same(Object.keys(body(path).properties), ['code', 'password', 'deviceToken'], path)
     t.same(body(path).required, ['code'], `${path}: a missing password is Login's 401, not a 400`)
     const responses = document.paths[path].post.responses
@@ -253,7 +253,7 @@ t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Log
   const plain = await documentOf({ mfa: true })
   const document = await documentOf({ mfa: true, breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/' } })
   await expectValid(t, document)
-  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate', '/Auth/Mfa/Confirm', '/Auth/Mfa/Disable']) {
+  for (const path of ['/Auth/Login', '/Auth/ChangePassword', '/Auth/Reauthenticate', '/Auth/Mfa/Confirm', '/Auth/Mfa/Disable', '/Auth/Mfa/RecoveryCodes']) {
     t.same(codesOf(plain.paths[path].post.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], `${path}: the 403 of an admin's mark, without a range service too`)
     const forbidden = document.paths[path].post.responses[403]
     t.same(codesOf(forbidden), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], path)

@@ -37,6 +37,40 @@ t.test('describeDevice and deviceLabel: bowser\'s names, "Unknown" where the Use
   t.same(describeDevice(CHROME_MAC), { browser: 'Chrome', os: 'macOS', type: 'desktop' }, 'still right once the cache turned over')
 })
 
+// Issue 37, item 3: for a User-Agent it does not recognise, bowser names the browser with the client's own text.
+const PHISHING = 'Routine security check, call +1 555 0100 or see https://phish.example/1.0 (Windows NT 10.0; Win64; x64)'
+
+t.test('only names bowser recognises: a User-Agent\'s own text never becomes a name; every label at most 40 characters', async (t) => {
+  const Bowser = (await import('bowser')).default
+  t.match(Bowser.parse(PHISHING).browser.name, /phish/, 'bowser alone would name the browser with the text')
+  t.same(describeDevice(PHISHING), { browser: 'Unknown', os: 'Windows', type: 'desktop' })
+  t.equal(deviceLabel(describeDevice(PHISHING)), 'Unknown browser on Windows')
+  t.same(describeDevice('Visit https://phish.example/now/1.0 ok'), { browser: 'Unknown', os: 'Unknown', type: 'unknown' })
+  for (const browser of [...Object.values(Bowser.BROWSER_MAP), 'Unknown']) {
+    for (const os of [...Object.values(Bowser.OS_MAP), 'Unknown']) {
+      const label = deviceLabel({ browser, os, type: 'desktop' })
+      if (label.length > 40) t.fail(`${label}: ${label.length} characters`)
+    }
+  }
+  t.equal(deviceLabel({ browser: 'Samsung Internet for Android', os: 'Windows Phone', type: 'mobile' }), 'Samsung Internet for Android on Windows…')
+})
+
+t.test('the notice, the sessions list and the trusted devices name an unrecognised browser "Unknown", never with its text', async (t) => {
+  const { login, notices, app } = await noticesApp(t)
+  const { accessToken } = (await login({ 'user-agent': PHISHING })).json()
+  t.match(await notices(), [{ device: 'Unknown browser on Windows' }])
+  const [session] = (await app.inject({ url: '/Auth/Sessions', headers: { authorization: `Bearer ${accessToken}` } })).json()
+  t.same(session.device, { browser: 'Unknown', os: 'Windows', type: 'desktop' })
+
+  const { enable, app: mfa, challenge } = await mfaApp(t, { mfa: { issuer: 'Example App', trustDays: 30 } })
+  const { recoveryCodes } = await enable()
+  const trusted = await mfa.inject({ method: 'POST', url: '/Auth/LoginMfa', headers: { 'user-agent': PHISHING }, payload: { mfaToken: await challenge(), code: recoveryCodes[0], rememberDevice: true } })
+  t.equal(trusted.statusCode, 200)
+  const devices = (await mfa.inject({ url: '/Auth/Sessions/Devices', headers: { authorization: `Bearer ${trusted.json().accessToken}` } })).json()
+  t.match(devices, [{ label: 'Unknown browser on Windows' }])
+  t.notOk(JSON.stringify(devices).includes('phish'))
+})
+
 t.test('a Login without a live device token of the account tells its owner: time, address, device', async (t) => {
   const { login, notices, events, accounts, ada, app } = await noticesApp(t)
   const first = await login()

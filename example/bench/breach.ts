@@ -99,7 +99,7 @@ export async function breachSection (profile: Profile, seconds: number, rounds: 
     await checked.stop()
     range.hang()
     const hanging = await startServer(profile, {
-      BENCH_PWNED_RANGE_URL: range.url, BENCH_PWNED_TIMEOUT_MS: String(BREACH_TIMEOUT_MS), BENCH_PWNED_CACHE_SIZE: '0'
+      BENCH_PWNED_RANGE_URL: range.url, BENCH_PWNED_TIMEOUT_MS: String(BREACH_TIMEOUT_MS), BENCH_PWNED_CACHE_BYTES: '0'
     }, 'breach-hang')
     try {
       const during = await timedLogins(hanging, HANG_LOGINS, HANG_CONCURRENCY, 720)

@@ -35,7 +35,7 @@ export type BenchServerOptions = Omit<BenchStoreOptions, 'passwordHash'> & {
   profileDir?: string
   /** Sample the hashes running every 10 ms (GET /bench/stats `hashSamples`). */
   sampleHashes?: boolean
-  /** A breached-password range service (BENCH_PWNED_RANGE_URL, …_TIMEOUT_MS, …_CACHE_SIZE); unset: none. */
+  /** A breached-password range service (BENCH_PWNED_RANGE_URL, …_TIMEOUT_MS, …_CACHE_BYTES); unset: none. */
   breachedPasswords?: BreachedPasswordsOptions
 }
 
@@ -67,6 +67,7 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   await app.register(passwordAuth, {
     accounts,
     sessions: stores.sessions,
+    ...stores.oneTimeTokens === undefined ? {} : { oneTimeTokens: stores.oneTimeTokens },
     jwt: { secret: BENCH_SECRET },
     argon2: DEFAULT_ARGON2,
     rateLimit: false,
@@ -199,7 +200,7 @@ async function main (): Promise<void> {
       : {
           rangeUrl: env.BENCH_PWNED_RANGE_URL,
           timeoutMs: env.BENCH_PWNED_TIMEOUT_MS === undefined ? undefined : Number(env.BENCH_PWNED_TIMEOUT_MS),
-          cacheSize: env.BENCH_PWNED_CACHE_SIZE === undefined ? undefined : Number(env.BENCH_PWNED_CACHE_SIZE)
+          cacheBytes: env.BENCH_PWNED_CACHE_BYTES === undefined ? undefined : Number(env.BENCH_PWNED_CACHE_BYTES)
         }
   })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -5,7 +5,7 @@
  */
 import type { Command, Redis } from 'ioredis'
 import type pg from 'pg'
-import { MemoryAccountStore, MemorySessionStore, type AccountStore, type SessionStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemorySessionStore, type AccountStore, type OneTimeTokenStore, type SessionStore } from '../../lib/index.js'
 import { ACTIVE_ACCOUNTS, activeEmail, activeId, INACTIVE_ACCOUNTS, inactiveEmail, inactiveId } from './settings.js'
 
 export type AccountsBackend = 'memory' | 'postgres'
@@ -35,6 +35,8 @@ export interface RoundTrips {
 export interface BenchStores {
   accounts: AccountStore & { findByEmail: AccountStore['findByEmail'] }
   sessions: SessionStore
+  /** With sessions in Redis, one-time tokens there too; undefined: the plugin's memory default. */
+  oneTimeTokens: OneTimeTokenStore | undefined
   roundTrips: RoundTrips
   /** What the stores run on, for the report. */
   description: string
@@ -121,14 +123,17 @@ function memoryAccounts (passwordHash: string): MemoryAccountStore {
   return accounts
 }
 
+/** Sessions in Redis, and one-time tokens with them: the plugin refuses shared sessions beside one-time tokens in memory. */
 async function redisSessions (options: BenchStoreOptions, counts: Record<string, number>) {
-  const { RedisSessionStore } = await import('../../lib/stores/redis/index.js')
+  const { RedisOneTimeTokenStore, RedisSessionStore } = await import('../../lib/stores/redis/index.js')
   const client = await redisClient(options.redisUrl ?? 'redis://127.0.0.1:6379')
   client.on('error', () => {})
   await client.ping()
   countCommands(client, counts)
+  const prefix = options.redisPrefix ?? `fastify-password-auth-bench:${process.pid}:sessions:`
   return {
-    sessions: new RedisSessionStore({ client, prefix: options.redisPrefix ?? `fastify-password-auth-bench:${process.pid}:sessions:` }),
+    sessions: new RedisSessionStore({ client, prefix }),
+    oneTimeTokens: new RedisOneTimeTokenStore({ client, prefix: `${prefix}one-time:` }),
     close: async () => { await client.quit() }
   }
 }
@@ -145,14 +150,16 @@ export async function benchStores (options: BenchStoreOptions): Promise<BenchSto
     accounts = memoryAccounts(options.passwordHash)
   }
   let sessions: SessionStore
+  let oneTimeTokens: OneTimeTokenStore | undefined
   if (options.sessions === 'redis') {
     const store = await redisSessions(options, roundTrips.redis)
     closers.push(store.close)
     sessions = store.sessions
+    oneTimeTokens = store.oneTimeTokens
   } else {
     sessions = new MemorySessionStore()
   }
   const description = `accounts: ${options.accounts === 'postgres' ? `PostgreSQL (pool max ${options.pgPoolSize ?? 16})` : 'memory'}, ` +
-    `sessions: ${options.sessions === 'redis' ? 'Redis' : 'memory'}`
-  return { accounts, sessions, roundTrips, description, close: async () => { await Promise.all(closers.map(async (close) => { await close() })) } }
+    `sessions: ${options.sessions === 'redis' ? 'Redis (one-time tokens too)' : 'memory'}`
+  return { accounts, sessions, oneTimeTokens, roundTrips, description, close: async () => { await Promise.all(closers.map(async (close) => { await close() })) } }
 }

@@ -321,10 +321,12 @@ $('register').onsubmit = async (event) => {
 
 $('verify').onsubmit = async (event) => {
   event.preventDefault()
-  // The password chosen at sign-up: a link opens only the registration that chose it.
+  // Whoever opens the link sets the account's password: usually the one typed at sign-up.
   const response = await post(new URL('VerifyEmail', auth), { token: verifyToken(), password: new FormData($('verify')).get('password') })
   if (response.status === 429) return say('Too many attempts: wait a little.')
-  if (response.status !== 204) return say('That did not work: check the password you chose when you signed up. After a few wrong ones the link stops working.')
+  const problem = response.status === 204 ? {} : await response.json().catch(() => ({}))
+  if (problem.code === 'FST_PWAUTH_WEAK_PASSWORD') return say(`Choose another password (${problem.reasons.join(', ').replaceAll('_', ' ')}). The link still works.`)
+  if (response.status !== 204) return say('This link does not work any more: it was used or expired, or the address has an account. Sign in, or sign up again.')
   window.history.replaceState(null, '', window.location.pathname)
   $('verify').reset()
   signedOut('Your address is confirmed and your account exists: sign in.')

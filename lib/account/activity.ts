@@ -5,6 +5,13 @@ import type { ActivityRecord, ActivityStore } from '../stores/types.js'
 /** Not kept: the account is gone and with it its activity (account.deleted is the host's onEvent's to keep). */
 const NOT_KEPT: ReadonlySet<string> = new Set(['account.deleted'])
 
+/**
+ * Routine, not activity (contract §22): a client refreshes its session every few minutes, and anyone holding an
+ * old refresh token can send it again and again; kept, they would bury the account's security events. A reused
+ * token's theft detection is kept (session.reuse_detected), and so is every session's start and end.
+ */
+const ROUTINE: ReadonlySet<string> = new Set(['session.refreshed', 'session.refresh_failed'])
+
 /** The record of an event of an account: events carry no password, hash or token (contract §10), so neither does it. */
 function recordOf (event: AuthEvent & { accountId: string }): ActivityRecord {
   const { type, time, requestId, ip, accountId, ...details } = event
@@ -21,7 +28,7 @@ function recordOf (event: AuthEvent & { accountId: string }): ActivityRecord {
 export function recordActivity (store: ActivityStore, host: AuthEventHandler | undefined, log: FastifyBaseLogger): AuthEventHandler {
   return function onEvent (event) {
     const { accountId } = event as { accountId?: unknown }
-    if (typeof accountId === 'string' && accountId !== '' && !NOT_KEPT.has(event.type)) {
+    if (typeof accountId === 'string' && accountId !== '' && !NOT_KEPT.has(event.type) && !ROUTINE.has(event.type)) {
       store.add(recordOf(event as AuthEvent & { accountId: string })).catch((err: unknown) => {
         log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
       })

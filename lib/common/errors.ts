@@ -66,9 +66,8 @@ const REQUEST_ERRORS = {
   FST_PWAUTH_MFA_CODE_INVALID: {
     status: 401, title: 'Invalid code', detail: 'The code is not valid, or it was already used. Enter a new code from your authenticator app, or a recovery code.', challenge: 'bearer'
   },
-  FST_PWAUTH_MFA_STATE: {
-    status: 409, title: 'Two factors not in that state', detail: 'Two factors are already on, or there is no set-up waiting for its code.'
-  },
+  // `%s`: which state it is (already on, no set-up waiting, not on).
+  FST_PWAUTH_MFA_STATE: { status: 409, title: 'Two factors not in that state', detail: '%s' },
   FST_PWAUTH_SESSION_NOT_FOUND: { status: 404, title: 'Session not found', detail: 'No live session (or trusted device) of yours has this id.' },
   FST_PWAUTH_BODY_TOO_LARGE: { status: 413, title: 'Request body too large', detail: 'The request body is larger than %s bytes.' },
   FST_PWAUTH_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', detail: 'The request body must be sent as application/json in UTF-8.' },

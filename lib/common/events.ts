@@ -23,17 +23,14 @@ export type ChangeFailureReason =
   /** Another change (or a rehash) replaced the password between verification and update. */
   | 'conflict'
 
-/**
- * Why VerifyEmail refused: the token is not live (unknown, used, expired, killed), the password is not the
- * one its registration chose, or the address got an account meanwhile.
- */
-export type VerificationFailureReason = 'invalid_token' | 'wrong_password' | 'taken'
+/** Why VerifyEmail refused: the token is not live (unknown, used, expired), or the address got an account meanwhile. */
+export type VerificationFailureReason = 'invalid_token' | 'taken'
 
 /** Why a breached-password lookup gave no answer. */
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
 
 /** The routes that verify the account's current password. */
-export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Passkeys'
+export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'Passkeys'
 
 /** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
 export type ResetRequiredReason = 'admin' | 'breached'
@@ -124,8 +121,8 @@ export type AuthEventDetails =
   | { type: 'session.reuse_detected', accountId: string, sessionId: string }
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
-  /** `route`: a password sent with Mfa/Confirm or Mfa/Disable, which stands for their recent authentication; absent for Reauthenticate. */
-  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'Passkeys' }
+  /** `route`: a password sent with Mfa/Confirm, Disable, RecoveryCodes or Passkeys, which stands for their recent authentication; absent for Reauthenticate. */
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'Passkeys' }
   /**
    * ForgotPassword, after its answer: a reset message went out (`sent`), or none did and why. The same
    * 202 was answered in every case.
@@ -148,9 +145,10 @@ export type AuthEventDetails =
   | { type: 'session.ended', accountId: string, sessionId: string, reason: Exclude<SessionEndReason, 'logout'> }
   /**
    * The breached-password range service gave no answer (contract §20): `timeout`, `error` (network),
-   * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (too many lookups waiting). A `new`
-   * password then passed on the rest of the policy, or was refused with 503 (onUnavailable 'refuse'); a
-   * `current` one (Login, ChangePassword, Reauthenticate, Mfa/Confirm, Mfa/Disable) went on as if not breached.
+   * `status` (not 200), `garbage` (not SUFFIX:COUNT lines), `busy` (64 lookups of new passwords in flight already,
+   * or no place for a current one within its timeout). A `new` password then passed on the rest of the policy, or
+   * was refused with 503 (onUnavailable 'refuse'); a `current` one (Login, ChangePassword, Reauthenticate,
+   * Mfa/Confirm, Disable, RecoveryCodes) went on as if not breached.
    */
   | { type: 'password.breach_check_unavailable', reason: BreachCheckFailure, password: 'new' | 'current', accountId?: string }
   /**

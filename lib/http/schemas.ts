@@ -55,10 +55,11 @@ export const LoginMfaBody = Type.Object({
 
 const TOTP_CODE = 'A 6-digit code from the authenticator app.'
 
-/** Confirm's and Disable's password: a wrong or missing one is Login's 401, counted like Login's. */
+/** Confirm's, Disable's and RecoveryCodes' password: a wrong or missing one is Login's 401, counted like Login's. */
 const SessionPassword = Type.Optional(password('The signed-in account\'s password: it stands for a recent authentication (no Reauthenticate needed).'))
 
-export const TotpCodeBody = Type.Object({ code: mfaCode(TOTP_CODE) })
+/** RecoveryCodes' body: a TOTP code (a recovery code cannot replace them) and the password, as Disable takes it. */
+export const RecoveryCodesBody = Type.Object({ code: mfaCode(TOTP_CODE), password: SessionPassword, deviceToken: DeviceToken })
 export const ConfirmMfaBody = Type.Object({ code: mfaCode(`${TOTP_CODE} For the secret of Setup.`), password: SessionPassword, deviceToken: DeviceToken })
 export const DisableMfaBody = Type.Object({ code: mfaCode(ANY_CODE), password: SessionPassword, deviceToken: DeviceToken })
 
@@ -120,7 +121,7 @@ export function registerBody (fields: Record<string, object>) {
 
 export const VerifyEmailBody = Type.Object({
   token: linkToken('The token of the verification link the e-mail carried.'),
-  password: password('The password chosen at Register: a link opens only the registration that chose it.')
+  password: password('The account\'s password, usually the one typed at Register: whoever holds the link chooses it. Must satisfy the password policy.')
 })
 
 export const MAX_REFRESH_TOKEN = 1024

@@ -1,58 +1,42 @@
 import { createHash } from 'node:crypto'
 import type { BreachCheckFailure } from '../common/events.js'
+import { RangeCache, SuffixSet } from './range-cache.js'
+import { RangeLane } from './range-lane.js'
 
 /** Why a range lookup gave no answer: the service is slow, down, refused, said something else, or too many lookups wait. */
 export type RangeFailure = BreachCheckFailure
 
 export type RangeVerdict = { outcome: 'breached' | 'clean' } | { outcome: 'unavailable', reason: RangeFailure }
 
+/** Which password a lookup is about: a new one (anyone can have one looked up, by Register) or a current one, after it verified. */
+export type RangeLookupKind = 'new' | 'current'
+
 export interface RangeSettings {
   /** The address the 5-character prefix is appended to. */
   rangeUrl: string
   timeoutMs: number
   cacheTtlMs: number
-  /** Prefixes kept at most (oldest first out); 0 keeps none. */
-  cacheSize: number
+  /** The bytes of answers kept at most (RangeCache); 0 keeps none. */
+  cacheBytes: number
   now?: () => number
 }
 
 /** A range answer with padding is about 40 KB; anything far above it is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024
-/** Lookups waiting for the service at once; beyond them the check is unavailable at once (a hung service holds no more sockets). */
-const MAX_IN_FLIGHT = 64
-const SUFFIX_LENGTH = 35
+/**
+ * Requests for new passwords' prefixes in flight at once; beyond them a new password's lookup is unavailable at
+ * once (busy): a hung service holds no more sockets, and strangers' Registers hold no more than these.
+ */
+const NEW_PASSWORD_FETCHES = 64
+/**
+ * Requests for current passwords' prefixes in flight at once: a lane of their own, which new passwords never take,
+ * so no stranger can make a verified password's lookup unavailable. Beyond it a lookup waits for its turn, within its timeout.
+ */
+const CURRENT_PASSWORD_FETCHES = 64
 const LINE = /^([0-9A-F]{35}):(\d{1,12})$/i
 
 class RangeLookupError extends Error {
   constructor (readonly reason: RangeFailure) { super(reason) }
-}
-
-/**
- * The breached suffixes of one prefix, sorted and packed into one string of 35-character entries (about
- * 35 bytes each), searched by bisection. Padding lines (count 0) are dropped: they are not breached.
- */
-class SuffixSet {
-  readonly #packed: string
-  readonly #size: number
-
-  constructor (suffixes: string[]) {
-    suffixes.sort()
-    this.#packed = suffixes.join('')
-    this.#size = suffixes.length
-  }
-
-  has (suffix: string): boolean {
-    let low = 0
-    let high = this.#size - 1
-    while (low <= high) {
-      const middle = (low + high) >>> 1
-      const entry = this.#packed.slice(middle * SUFFIX_LENGTH, (middle + 1) * SUFFIX_LENGTH)
-      if (entry === suffix) return true
-      if (entry < suffix) low = middle + 1
-      else high = middle - 1
-    }
-    return false
-  }
 }
 
 /** `SUFFIX:COUNT` lines; anything else in the answer makes it garbage. An empty answer is none a range service gives. */
@@ -80,63 +64,63 @@ export function rangeKey (password: string): { prefix: string, suffix: string } 
 /**
  * The k-anonymity range lookup (contract §20): only the first 5 hex characters of the password's SHA-1
  * leave the process, with `Add-Padding: true` so the answer's size says nothing either. Answers are cached
- * by prefix (never by password or full hash), at most `cacheSize` of them for `cacheTtlMs`; lookups of one
+ * by prefix (never by password or full hash), at most `cacheBytes` of them for `cacheTtlMs`; lookups of one
  * prefix in flight at once share one request. Whatever fails (timeout, network, status, garbage) is an
- * `unavailable` verdict, never an error: the caller decides what that means.
+ * `unavailable` verdict, never an error: the caller decides what that means. A lookup, its wait for a place
+ * included, takes at most `timeoutMs`.
  */
 export class RangeClient {
   readonly #settings: Required<RangeSettings>
-  readonly #cache = new Map<string, { expiresAt: number, suffixes: SuffixSet }>()
+  readonly #cache: RangeCache
   readonly #inFlight = new Map<string, Promise<SuffixSet>>()
+  readonly #lanes: Record<RangeLookupKind, RangeLane> = { new: new RangeLane(NEW_PASSWORD_FETCHES), current: new RangeLane(CURRENT_PASSWORD_FETCHES) }
 
   constructor (settings: RangeSettings) {
     this.#settings = { now: Date.now, ...settings }
+    this.#cache = new RangeCache({ maxBytes: settings.cacheBytes, ttlMs: settings.cacheTtlMs, now: this.#settings.now })
   }
 
-  async lookup (password: string): Promise<RangeVerdict> {
+  /** The bytes of the answers cached now. */
+  get cachedBytes (): number {
+    return this.#cache.bytes
+  }
+
+  async lookup (password: string, kind: RangeLookupKind = 'new'): Promise<RangeVerdict> {
+    const deadline = performance.now() + this.#settings.timeoutMs
     const { prefix, suffix } = rangeKey(password)
     try {
-      const suffixes = this.#cached(prefix) ?? await this.#fetchShared(prefix)
+      const suffixes = this.#cache.get(prefix) ?? await this.#fetchShared(prefix, kind, deadline)
       return { outcome: suffixes.has(suffix) ? 'breached' : 'clean' }
     } catch (err) {
       return { outcome: 'unavailable', reason: err instanceof RangeLookupError ? err.reason : 'error' }
     }
   }
 
-  #cached (prefix: string): SuffixSet | undefined {
-    const entry = this.#cache.get(prefix)
-    if (entry === undefined) return undefined
-    if (entry.expiresAt > this.#settings.now()) return entry.suffixes
-    this.#cache.delete(prefix)
-    return undefined
-  }
-
-  async #fetchShared (prefix: string): Promise<SuffixSet> {
+  async #fetchShared (prefix: string, kind: RangeLookupKind, deadline: number): Promise<SuffixSet> {
     const running = this.#inFlight.get(prefix)
     if (running !== undefined) return await running
-    if (this.#inFlight.size >= MAX_IN_FLIGHT) throw new RangeLookupError('busy')
-    const fetching = this.#fetch(prefix).finally(() => { this.#inFlight.delete(prefix) })
+    const lane = this.#lanes[kind]
+    // A new password gives up at once (anyone can start those); a current one waits for its turn.
+    if (!(kind === 'new' ? lane.tryTake() : await lane.take(deadline - performance.now()))) throw new RangeLookupError('busy')
+    // While it waited, the prefix may have come in, or another lookup may have started asking for it.
+    const known = this.#cache.get(prefix) ?? this.#inFlight.get(prefix)
+    if (known !== undefined) {
+      lane.release()
+      return await known
+    }
+    const fetching = this.#fetch(prefix, deadline - performance.now())
+      .then((suffixes) => { this.#cache.set(prefix, suffixes); return suffixes })
+      .finally(() => { this.#inFlight.delete(prefix); lane.release() })
     this.#inFlight.set(prefix, fetching)
-    const suffixes = await fetching
-    this.#remember(prefix, suffixes)
-    return suffixes
-  }
-
-  #remember (prefix: string, suffixes: SuffixSet): void {
-    const { cacheSize, cacheTtlMs, now } = this.#settings
-    if (cacheSize === 0) return
-    this.#cache.delete(prefix)
-    // A Map iterates in insertion order: the first key is the oldest answer.
-    while (this.#cache.size >= cacheSize) this.#cache.delete(this.#cache.keys().next().value!)
-    this.#cache.set(prefix, { expiresAt: now() + cacheTtlMs, suffixes })
+    return await fetching
   }
 
   /** One GET, the whole of it (connect, headers, body) within `timeoutMs`. */
-  async #fetch (prefix: string): Promise<SuffixSet> {
+  async #fetch (prefix: string, timeoutMs: number): Promise<SuffixSet> {
     const controller = new AbortController()
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => { controller.abort(); reject(new RangeLookupError('timeout')) }, this.#settings.timeoutMs)
+      timer = setTimeout(() => { controller.abort(); reject(new RangeLookupError('timeout')) }, Math.max(1, timeoutMs))
     })
     const request = (async () => {
       const response = await fetch(this.#settings.rangeUrl + prefix, {

@@ -18,7 +18,6 @@ import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, ActivityStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
-import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 
@@ -34,8 +33,6 @@ export interface RouteContext {
   checkPassword: CheckPassword
   throttle: AttemptThrottle
   knownDevices: KnownDevices
-  /** Passwords sent with a verification link, counted on the link (5 wrong kill it). */
-  tokenGuesses: TokenGuesses
   storeCall: StoreCall
   emit: EmitEvent
   /** Whether a Login replaces a legacy or weaker hash (the upgradeHashes option). */

@@ -16,7 +16,7 @@ import { registerJwks } from './jwks.js'
 import { registerLoginMfa } from './login-mfa.js'
 import { registerLogin } from './login.js'
 import { registerLogout } from './logout.js'
-import { registerMfaRoutes, registerMfaSetup, registerMfaSwitches } from './mfa.js'
+import { registerMfaSetup, registerMfaSwitches } from './mfa.js'
 import { registerAddPasskey, registerLoginMfaOptions, registerLoginPasskey, registerPasskeyBodiless } from './passkeys.js'
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './reauthenticate.js'
@@ -83,7 +83,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         registerRegister(app, context, registration)
         registerVerifyEmail(app, context)
       }
-      // Confirm and Disable take the password: a password check like Login's.
+      // Confirm, Disable and RecoveryCodes take the password: a password check like Login's.
       if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
       // Sets a new password: argon2, so it lives here.
       if (account.emailChange !== undefined) registerRevertEmailChange(app, context)
@@ -123,7 +123,6 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         app.addHook('onRequest', noStore)
         if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
         registerLoginMfa(app, { ...context, secondFactor })
-        registerMfaRoutes(app, { ...context, secondFactor })
       })
     }
 

@@ -6,6 +6,11 @@ import { sleep, uniqueNamespace, type ContractCheck } from './check.js'
 export interface OneTimeTokenStoreHarness {
   /** A store over an empty namespace (table, key prefix…) of its own; two namespaces share nothing. */
   create: (namespace: string) => Promise<OneTimeTokenStore>
+  /**
+   * Tokens of no account one check puts (default 1000), to see that none takes the place of an account's token.
+   * A store that bounds what it holds should be created with a bound below it, so the check reaches the bound.
+   */
+  flood?: number
 }
 
 const TTL = 60_000
@@ -18,10 +23,11 @@ function token (overrides: Partial<OneTimeToken> = {}): OneTimeToken {
 /**
  * The one-time token store's promises (see OneTimeTokenStore): a token is found only with its hash and
  * purpose, consumed once (of concurrent callers exactly one wins), replaced by the next one in its slot,
- * and gone when it expires.
+ * gone when it expires, and never pushed out by tokens of no account (what anyone can ask for).
  */
 export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): ContractCheck[] {
   const fresh = async (): Promise<OneTimeTokenStore> => await harness.create(uniqueNamespace('tokens'))
+  const flood = harness.flood ?? 1000
   return [
     {
       name: 'a token is found with its hash and purpose, and consumed once',
@@ -138,6 +144,29 @@ export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): C
         await store.removeAll('never-seen')
         await store.removeAll('')
         assert.notEqual(await store.find(registration, hash, 'verify_email'), null, 'an empty account id removes nothing')
+      }
+    },
+    {
+      name: `tokens of no account never take the place of an account's: after ${flood} sign-in challenges, the account's links and challenges are all there`,
+      async run () {
+        const store = await fresh()
+        const [reset, mfa, revert, hash] = [random(), random(), random(), random()]
+        const revertLink = token({ purpose: 'email_revert', fields: { oldEmail: 'old@example.com' } })
+        await store.put(reset, hash, token(), TTL)
+        await store.put(mfa, hash, token({ purpose: 'mfa_login' }), TTL)
+        await store.put(revert, hash, revertLink, TTL)
+        const challenge = token({ purpose: 'passkey_login', accountId: '', email: '', credentialVersion: 0 })
+        // In batches, as concurrent requests would; a bounded store may refuse some (a 503), never drop an account's token.
+        for (let i = 0; i < flood; i += 50) {
+          await Promise.allSettled(Array.from({ length: Math.min(50, flood - i) }, async () => { await store.put(random(), random(), challenge, TTL) }))
+        }
+        assert.deepEqual(await store.find(reset, hash, 'password_reset'), token(), 'the reset link')
+        assert.deepEqual(await store.find(mfa, hash, 'mfa_login'), token({ purpose: 'mfa_login' }), 'the mfaToken')
+        assert.deepEqual(await store.consume(revert, hash, 'email_revert'), revertLink, 'the revert link')
+        const [last, lastHash] = [random(), random()]
+        // A store that makes room keeps a new one; a store that refuses when full may refuse it.
+        const stored = await store.put(last, lastHash, challenge, TTL).then(() => true, () => false)
+        if (stored) assert.deepEqual(await store.consume(last, lastHash, 'passkey_login'), challenge, 'a challenge put is kept')
       }
     }
   ]

@@ -1,29 +1,31 @@
 import type { LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
-import { MemorySessionStore, type MfaStore, type SessionStore } from '../../lib/index.js'
+import { MemorySessionStore, type MfaStore, type OneTimeTokenStore, type SessionStore } from '../../lib/index.js'
 import { decodeJwt, PASSWORD } from './app.js'
 import { mfaApp, totpCode } from './mfa.js'
 
-/** A session store whose create() waits at a gate while it is armed: a Login held between its check and its session. */
+/**
+ * A session store whose create() waits at a gate while it is armed: a Login held between its check and its session.
+ * A proxy of `inner`, so the plugin sees what inner is (a memory store stays one: nothing is shared).
+ */
 export function gatedSessionStore (inner: SessionStore) {
   let gate: { reached: () => void, open: Promise<void> } | undefined
-  const store: SessionStore = {
-    create: async (session, policy) => {
-      const waiting = gate
-      gate = undefined
-      if (waiting !== undefined) {
-        waiting.reached()
-        await waiting.open
-      }
-      return await inner.create(session, policy)
-    },
-    get: async (id) => await inner.get(id),
-    rotate: async (...args) => await inner.rotate(...args),
-    reauthenticate: async (...args) => await inner.reauthenticate(...args),
-    end: async (...args) => await inner.end(...args),
-    endAll: async (...args) => await inner.endAll(...args),
-    list: async (accountId) => await inner.list(accountId)
+  const create: SessionStore['create'] = async (session, policy) => {
+    const waiting = gate
+    gate = undefined
+    if (waiting !== undefined) {
+      waiting.reached()
+      await waiting.open
+    }
+    return await inner.create(session, policy)
   }
+  const store = new Proxy(inner, {
+    get (target, property) {
+      if (property === 'create') return create
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  })
   /** Holds the next create(); resolves once it is held, with the function that lets it go. */
   const hold = async (): Promise<() => void> => {
     let release!: () => void
@@ -39,9 +41,14 @@ export function gatedSessionStore (inner: SessionStore) {
  * held just before its session is created, while the account's other session turns two factors on or off to
  * the end; then the held request goes on. Resolves its answer and what the test checks.
  */
-export async function interleaveLoginWithSwitch (t: Test, kind: 'confirm' | 'disable', stores: { sessions?: SessionStore, mfaStore?: MfaStore } = {}) {
+export async function interleaveLoginWithSwitch (t: Test, kind: 'confirm' | 'disable',
+  stores: { sessions?: SessionStore, mfaStore?: MfaStore, oneTimeTokens?: OneTimeTokenStore } = {}) {
   const gated = gatedSessionStore(stores.sessions ?? new MemorySessionStore())
-  const app = await mfaApp(t, { sessions: gated.store, ...stores.mfaStore === undefined ? {} : { mfaStore: stores.mfaStore } })
+  const app = await mfaApp(t, {
+    sessions: gated.store,
+    ...stores.mfaStore === undefined ? {} : { mfaStore: stores.mfaStore },
+    ...stores.oneTimeTokens === undefined ? {} : { oneTimeTokens: stores.oneTimeTokens }
+  })
   const { post, ada } = app
   let racing: Promise<LightMyRequestResponse>
   let switching: () => Promise<LightMyRequestResponse>

@@ -6,9 +6,12 @@ import type { Teardown } from './teardown.js'
 /**
  * How the range service behaves: answers (`ok`), answers after `delayMs` (`slow`), never answers (`hang`),
  * sends headers and then nothing more (`stall`), answers HTML (`garbage`), 503 (`status`), an empty 200
- * (`empty`), or more than a megabyte (`huge`).
+ * (`empty`), more than a megabyte (`huge`), or just under a megabyte of distinct breached suffixes (`large`).
  */
-export type RangeMode = 'ok' | 'slow' | 'hang' | 'stall' | 'garbage' | 'status' | 'empty' | 'huge'
+export type RangeMode = 'ok' | 'slow' | 'hang' | 'stall' | 'garbage' | 'status' | 'empty' | 'huge' | 'large'
+
+/** Lines of a `large` answer: 26,000 of 39 bytes, 1,014,000 bytes, just under the client's 1 MiB. */
+const LARGE_LINES = 26_000
 
 export interface RangeServer {
   /** The address to give as rangeUrl: the prefix is appended to it. */
@@ -69,6 +72,12 @@ export async function startRangeServer (t: Teardown): Promise<RangeServer> {
       case 'huge':
         response.writeHead(200, { 'content-type': 'text/plain' }).end(`${'0'.repeat(35)}:1\r\n`.repeat(40_000))
         return
+      case 'large': {
+        const hex = randomBytes(18 * LARGE_LINES).toString('hex').toUpperCase()
+        const lines = Array.from({ length: LARGE_LINES }, (_, i) => `${hex.slice(i * 36, i * 36 + 35)}:1`)
+        response.writeHead(200, { 'content-type': 'text/plain' }).end(lines.join('\r\n'))
+        return
+      }
     }
     const send = (): void => { response.writeHead(200, { 'content-type': 'text/plain' }).end(answer(path, padding)) }
     if (state.mode === 'slow') setTimeout(send, state.delayMs)

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
-import { createPostgresSchema, PostgresMfaStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
-import { RedisMfaStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
+import { createPostgresSchema, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore } from '../../lib/stores/postgres/index.js'
+import { RedisMfaStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../lib/stores/redis/index.js'
 import { expectProblem } from '../helpers/problem.js'
 import { interleaveLoginWithSwitch } from '../helpers/mfa-race.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
@@ -15,13 +15,17 @@ for (const [name, skip, stores] of [
   ['PostgreSQL', postgresUnavailable, async (t: Test) => {
     const { pool } = await postgresSchema(t, 'mfa_race')
     await createPostgresSchema(pool)
-    return { sessions: new PostgresSessionStore({ pool }), mfaStore: new PostgresMfaStore({ pool }) }
+    return { sessions: new PostgresSessionStore({ pool }), mfaStore: new PostgresMfaStore({ pool }), oneTimeTokens: new PostgresOneTimeTokenStore({ pool }) }
   }],
   ['Redis', redisUnavailable, async (t: Test) => {
     const client = redisClient(t)
     const prefix = `${PREFIX}${Math.random().toString(36).slice(2)}:`
     t.teardown(async () => { await deleteKeys(client, prefix) })
-    return { sessions: new RedisSessionStore({ client, prefix: `${prefix}sessions:` }), mfaStore: new RedisMfaStore({ client, prefix: `${prefix}mfa:` }) }
+    return {
+      sessions: new RedisSessionStore({ client, prefix: `${prefix}sessions:` }),
+      mfaStore: new RedisMfaStore({ client, prefix: `${prefix}mfa:` }),
+      oneTimeTokens: new RedisOneTimeTokenStore({ client, prefix: `${prefix}one-time:` })
+    }
   }]
 ] as const) {
   t.test(`${name}: a Login racing Confirm ends its own session and answers the challenge`, { skip }, async (t) => {

@@ -67,7 +67,7 @@ const options: PasswordAuthOptions = {
     }
     if (event.type === 'password.reset_required') console.log(event.route, event.reason, event.accountId)
   },
-  breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/', timeoutMs: 1500, cacheTtl: 86400, cacheSize: 1000, onUnavailable: 'refuse' } satisfies BreachedPasswordsOptions
+  breachedPasswords: { rangeUrl: 'https://api.pwnedpasswords.com/range/', timeoutMs: 1500, cacheTtl: 86400, cacheBytes: 33554432, onUnavailable: 'refuse' } satisfies BreachedPasswordsOptions
 }
 
 const app = Fastify()

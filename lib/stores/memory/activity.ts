@@ -1,65 +1,109 @@
 import type { ActivityRecord, ActivityStore } from '../types.js'
 
 const DAY_MS = 86_400_000
+/** How often, at most, a full store looks for records past their retention to make room. */
+const SWEEP_INTERVAL_MS = 1000
 
 export interface MemoryActivityStoreOptions {
-  /** Records kept at most, of all accounts together: past it the oldest goes (default 10000). */
+  /**
+   * Records kept at most, of all accounts together (default 10000). Once reached, a record is kept only in
+   * place of an older one of its own account and type (and records past their retention are swept): no
+   * account's records ever make room for another's, so a full store keeps no new kind of event until some expire.
+   */
   maxRecords?: number
+  /**
+   * Records kept per account and event type, the newest (default 20): a flood of one kind (a stranger's failed
+   * logins, an owner's sign-ins) pushes out only older records of that kind, never the account's other events.
+   */
+  maxPerType?: number
   /** Milliseconds a record is kept (default 90 days). */
   retentionMs?: number
 }
 
-/** Security events in a ring in process memory: for one instance, tests and demos. */
+/** A record as kept, with its arrival number: an account's records are listed in the order they came. */
+interface Kept {
+  record: ActivityRecord
+  seq: number
+}
+
+/**
+ * Security events in process memory: for one instance, tests and demos (contract §22). Bounded per account and
+ * event type, not all accounts together: what one account does, or what anyone does about it, never pushes
+ * another account's records out, nor another kind of event of the same account.
+ */
 export class MemoryActivityStore implements ActivityStore {
-  // A fixed ring: keeping an event costs the same at 10 records as at 10,000 (it is on every request's path).
-  readonly #ring: Array<ActivityRecord | undefined>
-  #next = 0
+  /** Account id → event type → its records, oldest first. */
+  readonly #accounts = new Map<string, Map<string, Kept[]>>()
   #size = 0
+  #seq = 0
+  #nextSweep = 0
+  readonly #maxRecords: number
+  readonly #maxPerType: number
   readonly #retentionMs: number
 
-  constructor ({ maxRecords = 10_000, retentionMs = 90 * DAY_MS }: MemoryActivityStoreOptions = {}) {
+  constructor ({ maxRecords = 10_000, maxPerType = 20, retentionMs = 90 * DAY_MS }: MemoryActivityStoreOptions = {}) {
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) throw new TypeError('MemoryActivityStore: maxRecords must be a whole number from 1')
+    if (!Number.isSafeInteger(maxPerType) || maxPerType < 1) throw new TypeError('MemoryActivityStore: maxPerType must be a whole number from 1')
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1000) throw new TypeError('MemoryActivityStore: retentionMs must be a whole number of milliseconds from 1000')
-    this.#ring = new Array(maxRecords)
+    this.#maxRecords = maxRecords
+    this.#maxPerType = maxPerType
     this.#retentionMs = retentionMs
   }
 
   async add (record: ActivityRecord): Promise<void> {
+    let types = this.#accounts.get(record.accountId)
+    let ofType = types?.get(record.type)
+    const replacesOwn = ofType !== undefined && ofType.length >= this.#maxPerType
+    // Full: room only from records past their retention, never from another account's or another type's.
+    if (!replacesOwn && this.#size >= this.#maxRecords && !this.#sweep()) return
     // Built field by field, not spread and frozen: this runs on every event, and list() hands out copies only.
     const kept: ActivityRecord = { type: record.type, time: record.time, accountId: record.accountId, details: copyDetails(record.details) }
     if (record.requestId !== undefined) kept.requestId = record.requestId
     if (record.ip !== undefined) kept.ip = record.ip
-    this.#ring[this.#next] = kept
-    this.#next = (this.#next + 1) % this.#ring.length
-    if (this.#size < this.#ring.length) this.#size++
+    // The sweep may have removed this account's or type's records.
+    types = this.#accounts.get(record.accountId)
+    if (types === undefined) this.#accounts.set(record.accountId, types = new Map())
+    ofType = types.get(record.type)
+    if (ofType === undefined) types.set(record.type, ofType = [])
+    ofType.push({ record: kept, seq: this.#seq++ })
+    if (ofType.length > this.#maxPerType) ofType.shift()
+    else this.#size++
   }
 
   async list (accountId: string, limit: number): Promise<ActivityRecord[]> {
+    const types = this.#accounts.get(accountId)
+    if (types === undefined) return []
     const since = Date.now() - this.#retentionMs
-    const found: ActivityRecord[] = []
-    for (let seen = 0; seen < this.#size && found.length < limit; seen++) {
-      const record = this.#ring[this.#at(seen)]!
-      if (record.time <= since) break
-      if (record.accountId === accountId) found.push(structuredClone(record))
+    const live: Kept[] = []
+    for (const ofType of types.values()) {
+      for (const entry of ofType) if (entry.record.time > since) live.push(entry)
     }
-    return found
+    return live.sort((a, b) => b.seq - a.seq).slice(0, limit).map(({ record }) => structuredClone(record))
   }
 
   async forget (accountId: string): Promise<void> {
-    const kept: ActivityRecord[] = []
-    for (let seen = this.#size - 1; seen >= 0; seen--) {
-      const record = this.#ring[this.#at(seen)]!
-      if (record.accountId !== accountId) kept.push(record)
-    }
-    this.#ring.fill(undefined)
-    kept.forEach((record, i) => { this.#ring[i] = record })
-    this.#size = kept.length
-    this.#next = kept.length % this.#ring.length
+    const types = this.#accounts.get(accountId)
+    if (types === undefined) return
+    for (const ofType of types.values()) this.#size -= ofType.length
+    this.#accounts.delete(accountId)
   }
 
-  /** The index of the record `seen` places before the newest. */
-  #at (seen: number): number {
-    return (this.#next - 1 - seen + 2 * this.#ring.length) % this.#ring.length
+  /** Removes every record past its retention (at most once a second); true if that made room. */
+  #sweep (): boolean {
+    const now = Date.now()
+    if (now < this.#nextSweep) return false
+    this.#nextSweep = now + SWEEP_INTERVAL_MS
+    const since = now - this.#retentionMs
+    for (const [accountId, types] of this.#accounts) {
+      for (const [type, ofType] of types) {
+        const live = ofType.filter(({ record }) => record.time > since)
+        this.#size -= ofType.length - live.length
+        if (live.length === 0) types.delete(type)
+        else if (live.length < ofType.length) types.set(type, live)
+      }
+      if (types.size === 0) this.#accounts.delete(accountId)
+    }
+    return this.#size < this.#maxRecords
   }
 }
 

@@ -2,33 +2,69 @@ import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
 
 interface Entry { hash: string, token: Readonly<OneTimeToken>, expiresAt: number }
 
+export interface MemoryOneTimeTokenStoreOptions {
+  /**
+   * Tokens of accounts held at most (default 100,000): reset, e-mail change and revert links, `mfaToken`s, an
+   * account's passkey challenges. Past it a new one is refused (the request answers 503): none is ever dropped.
+   */
+  maxTokens?: number
+  /**
+   * Tokens of no account held at most (default 100,000): what anyone can ask for, sign-in passkey challenges
+   * (LoginOptions) and pending registrations. Past it the oldest of them goes, never a token of an account.
+   */
+  maxOpenTokens?: number
+}
+
 const SWEEP_INTERVAL_MS = 60_000
+/** How often a full store may sweep out of turn, before it refuses a token. */
+const FULL_SWEEP_INTERVAL_MS = 1000
 
 /**
  * One-time tokens in process memory, for a single instance; expired ones are swept at most once a minute.
- * At most `maxTokens` are held (a flood of registrations cannot exhaust the heap): past that the oldest goes.
+ * Tokens of accounts and tokens of no account are bounded apart (a flood of LoginOptions or registrations
+ * cannot exhaust the heap, nor push out a reset link or an `mfaToken`): see MemoryOneTimeTokenStoreOptions.
  */
 export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
+  /** Tokens of accounts. */
   readonly #slots = new Map<string, Entry>()
+  /** Tokens of no account, oldest first (a Map iterates in insertion order). */
+  readonly #open = new Map<string, Entry>()
   readonly #maxTokens: number
+  readonly #maxOpenTokens: number
   #nextSweep = 0
+  #nextFullSweep = 0
 
-  constructor ({ maxTokens = 100_000 }: { maxTokens?: number } = {}) {
+  constructor ({ maxTokens = 100_000, maxOpenTokens = 100_000 }: MemoryOneTimeTokenStoreOptions = {}) {
     this.#maxTokens = maxTokens
+    this.#maxOpenTokens = maxOpenTokens
   }
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
     const now = Date.now()
     if (now >= this.#nextSweep) this.#sweep(now)
-    // Re-inserted, so the Map's order stays the order of the last put.
-    this.#slots.delete(slot)
-    if (this.#slots.size >= this.#maxTokens) this.#slots.delete(this.#slots.keys().next().value!)
-    this.#slots.set(slot, { hash, token: Object.freeze({ ...token }), expiresAt: now + ttlMs })
+    const entry = { hash, token: Object.freeze({ ...token }), expiresAt: now + ttlMs }
+    if (token.accountId === '') {
+      this.#slots.delete(slot)
+      // Re-inserted, so the Map's order stays the order of the last put.
+      this.#open.delete(slot)
+      if (this.#open.size >= this.#maxOpenTokens) this.#open.delete(this.#open.keys().next().value!)
+      this.#open.set(slot, entry)
+      return
+    }
+    if (!this.#slots.has(slot) && this.#slots.size >= this.#maxTokens) {
+      if (now >= this.#nextFullSweep) {
+        this.#nextFullSweep = now + FULL_SWEEP_INTERVAL_MS
+        this.#sweep(now)
+      }
+      if (this.#slots.size >= this.#maxTokens) throw new Error(`MemoryOneTimeTokenStore is full: ${this.#maxTokens} tokens of accounts are live (maxTokens)`)
+    }
+    this.#open.delete(slot)
+    this.#slots.set(slot, entry)
   }
 
   /** Number of tokens held. */
   get size (): number {
-    return this.#slots.size
+    return this.#slots.size + this.#open.size
   }
 
   async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
@@ -40,25 +76,31 @@ export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
     // No await between the check and the delete: of concurrent callers one finds it.
     const entry = this.#live(slot, hash, purpose)
     if (entry === undefined) return null
-    this.#slots.delete(slot)
+    this.#delete(slot)
     return { ...entry.token }
   }
 
   async remove (slot: string): Promise<void> {
-    this.#slots.delete(slot)
+    this.#delete(slot)
   }
 
   async removeAll (accountId: string): Promise<void> {
-    for (const [slot, entry] of this.#slots) if (entry.token.accountId === accountId && accountId !== '') this.#slots.delete(slot)
+    // Tokens of no account are never in #slots: an empty accountId removes nothing.
+    for (const [slot, entry] of this.#slots) if (entry.token.accountId === accountId) this.#slots.delete(slot)
   }
 
   #live (slot: string, hash: string, purpose: string): Entry | undefined {
-    const entry = this.#slots.get(slot)
+    const entry = this.#slots.get(slot) ?? this.#open.get(slot)
     return entry !== undefined && entry.hash === hash && entry.token.purpose === purpose && entry.expiresAt > Date.now() ? entry : undefined
+  }
+
+  #delete (slot: string): void {
+    this.#slots.delete(slot)
+    this.#open.delete(slot)
   }
 
   #sweep (now: number): void {
     this.#nextSweep = now + SWEEP_INTERVAL_MS
-    for (const [slot, entry] of this.#slots) if (entry.expiresAt <= now) this.#slots.delete(slot)
+    for (const entries of [this.#slots, this.#open]) for (const [slot, entry] of entries) if (entry.expiresAt <= now) entries.delete(slot)
   }
 }
