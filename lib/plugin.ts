@@ -43,7 +43,7 @@
  * A guarded host request: guard/authenticate.ts → guard/token-check.ts (tokens/, stores/) → your handler.
  */
 import type { FastifyInstance } from 'fastify'
-import { recordActivity } from './account/activity.js'
+import { keepActivity } from './account/activity.js'
 import { createAdmin, type AdminApi } from './account/admin.js'
 import { createEventEmitter } from './common/events.js'
 import { installGuard } from './guard/options.js'
@@ -85,9 +85,9 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { accounts, realm } = config
   const { log } = fastify
   const storeCall = createStoreCall(config.storeTimeout)
-  const { activity } = config.account
   // Every event naming an account is kept for admin.activity(), then handed to the host's onEvent.
-  const emit = createEventEmitter(recordActivity(activity, config.onEvent, log), log)
+  const { onEvent, activity } = keepActivity(config.account.activity, config.onEvent, log)
+  const emit = createEventEmitter(onEvent, log)
   const answerError = createErrorHandler(createProblemSender(realm))
   const { keyRing, accessTokens, oneTimeTokens } = createTokens(config.tokens, storeCall)
   installGuard(fastify, config.decorators, { accessTokens, accounts, sessions: config.sessions.store, storeCall, answerError, realm })

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { hashPassword, MemoryMfaStore } from '../lib/index.js'
 import { CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
 import { accountApp, sleep } from './helpers/account.js'
@@ -45,7 +45,14 @@ t.test('ChangeEmail: one 202 for a free, taken, pending or own address; what dif
   const { MemoryOneTimeTokenStore } = await import('../lib/index.js')
   const inner = new MemoryOneTimeTokenStore()
   // Token writes and deliveries are slow: an answer that waited for them would show it.
-  const slowTokens = { find: inner.find.bind(inner), consume: inner.consume.bind(inner), remove: inner.remove.bind(inner), put: async (...args: Parameters<typeof inner.put>) => { await sleep(300); await inner.put(...args) } }
+  const slowTokens = {
+    find: inner.find.bind(inner),
+    consume: inner.consume.bind(inner),
+    consumeFirst: inner.consumeFirst.bind(inner),
+    list: inner.list.bind(inner),
+    remove: inner.remove.bind(inner),
+    put: async (...args: Parameters<typeof inner.put>) => { await sleep(300); await inner.put(...args) }
+  }
   const { post, accounts, token, messages, events } = await accountApp(t, { oneTimeTokens: slowTokens, deliver: async (m) => { await sleep(300); messages.push(m) } })
   accounts.add({ email: 'bob@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
   const access = await token()
@@ -53,7 +60,7 @@ t.test('ChangeEmail: one 202 for a free, taken, pending or own address; what dif
   // free, taken, pending (asked just before), own, and own in another case
   for (const newEmail of ['free@example.net', 'bob@example.com', 'free@example.net', EMAIL, ' ADA@Example.com ']) {
     const started = performance.now()
-    const response = await post('/ChangeEmail', access, { newEmail })
+    const response = await post('/ChangeEmail', access, { newEmail, password: PASSWORD })
     const ms = performance.now() - started
     const { date, ...headers } = response.headers
     answers.push({ status: response.statusCode, body: response.body, headers })
@@ -69,22 +76,53 @@ t.test('ChangeEmail: one 202 for a free, taken, pending or own address; what dif
     ['account_exists', 'own_address', 'own_address', 'sent', 'sent'])
 })
 
-t.test('ChangeEmail needs a recent password proof and, with two factors on, a session that passed them (ASP.NET Identity\'s /manage/info)', async (t) => {
-  const { post, clock, token } = await accountApp(t)
+t.test('ChangeEmail takes the password (a fresh token alone cannot move the account), counted as Login counts it; no Reauthenticate needed', async (t) => {
+  const { post, clock, token, login, messages } = await accountApp(t)
+  const fresh = await token()
+  for (const [password, label] of [[undefined, 'no password'], ['a wrong password', 'a wrong one']] as const) {
+    expectProblem(t, await post('/ChangeEmail', fresh, { newEmail: NEW_EMAIL, ...password === undefined ? {} : { password } }), 401, 'FST_PWAUTH_INVALID_CREDENTIALS', label)
+  }
+  await sleep(100)
+  t.same(messages.filter((m) => m.type !== 'new_device_login'), [], 'nothing is sent')
+  expectProblem(t, await post('/ChangeEmail', undefined, { newEmail: NEW_EMAIL, password: PASSWORD }), 401, 'FST_PWAUTH_TOKEN_MISSING')
+  expectProblem(t, await post('/ChangeEmail', fresh, { newEmail: 'not an address', password: PASSWORD }), 400, 'FST_PWAUTH_VALIDATION')
+  // The password stands for a recent authentication: a session whose last proof is old needs no Reauthenticate.
   clock.advance(-TEN_MINUTES)
   const old = await token()
   clock.advance(TEN_MINUTES)
-  expectProblem(t, await post('/ChangeEmail', old, { newEmail: NEW_EMAIL }), 401, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED')
-  expectProblem(t, await post('/ChangeEmail', undefined, { newEmail: NEW_EMAIL }), 401, 'FST_PWAUTH_TOKEN_MISSING')
-  expectProblem(t, await post('/ChangeEmail', await token(), { newEmail: 'not an address' }), 400, 'FST_PWAUTH_VALIDATION')
+  t.equal((await post('/ChangeEmail', old, { newEmail: NEW_EMAIL, password: PASSWORD })).statusCode, 202)
 
+  // The failures count on the e-mail's counter with Login's: 5 block it for everyone but a known device.
+  const device = (await login(EMAIL, PASSWORD)).json().deviceToken
+  for (let i = 0; i < 5; i++) expectProblem(t, await post('/ChangeEmail', fresh, { newEmail: NEW_EMAIL, password: 'wrong again' }), 401, 'FST_PWAUTH_INVALID_CREDENTIALS')
+  expectProblem(t, await login(EMAIL, PASSWORD), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'Login is blocked')
+  expectProblem(t, await post('/ChangeEmail', fresh, { newEmail: NEW_EMAIL, password: PASSWORD }), 429, 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'and so is ChangeEmail')
+  t.equal((await post('/ChangeEmail', fresh, { newEmail: NEW_EMAIL, password: PASSWORD, deviceToken: device })).statusCode, 202, 'but not the owner\'s known device')
+})
+
+t.test('ChangeEmail with two factors on needs a session that passed them (ASP.NET Identity\'s /manage/info)', async (t) => {
   const { mfaApp } = await import('./helpers/mfa.js')
   const mfa = await mfaApp(t, { account: { emailChange: true } })
   const { accessToken } = await mfa.enable()
   // The confirming session proved a code; a password-only session of the same account (a token minted by the host API) has not.
   const passwordOnly = (await mfa.app.passwordAuth.sessions.start(mfa.ada.id, { request: { log: mfa.app.log, ip: '127.0.0.1', headers: {} } as never, reply: { header: () => {} } as never }))!.accessToken
-  expectProblem(t, await mfa.post('/ChangeEmail', passwordOnly, { newEmail: NEW_EMAIL }), 401, 'FST_PWAUTH_MFA_REQUIRED')
-  t.equal((await mfa.post('/ChangeEmail', accessToken, { newEmail: NEW_EMAIL })).statusCode, 202)
+  expectProblem(t, await mfa.post('/ChangeEmail', passwordOnly, { newEmail: NEW_EMAIL, password: PASSWORD }), 401, 'FST_PWAUTH_MFA_REQUIRED')
+  expectProblem(t, await mfa.post('/ChangeEmail', accessToken, { newEmail: NEW_EMAIL, password: 'a wrong password' }), 401, 'FST_PWAUTH_INVALID_CREDENTIALS')
+  t.equal((await mfa.post('/ChangeEmail', accessToken, { newEmail: NEW_EMAIL, password: PASSWORD })).statusCode, 202)
+})
+
+t.test('ChangeEmail: a newer request ends the pending change whatever its address, so an older link tells nothing of another address (an account oracle)', async (t) => {
+  const { post, changeToken, token, accounts, ada } = await accountApp(t)
+  accounts.add({ email: 'bob@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const access = await token()
+  // Free, taken, the account's own in two spellings, and the older link's own address (pending).
+  const probes = ['free@example.net', 'bob@example.com', EMAIL, ' ADA@Example.com ', 'older-4@example.net']
+  for (const [i, newEmail] of probes.entries()) {
+    const older = await changeToken(access, `older-${i}@example.net`)
+    t.equal((await post('/ChangeEmail', access, { newEmail, password: PASSWORD })).statusCode, 202)
+    expectProblem(t, await post('/VerifyEmailChange', undefined, { token: older }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', `an older link is dead after a request for ${newEmail}`)
+  }
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL)
 })
 
 t.test('VerifyEmailChange: of 12 concurrent uses of one link exactly one succeeds (Devise CVE-2026-32700)', async (t) => {
@@ -137,7 +175,7 @@ t.test('RevertEmailChange gives the owner the account back after the taker chang
   t.equal((await post('/VerifyEmailChange', undefined, { token: first })).statusCode, 204)
   const revert = (await message('email_changed', EMAIL)).token!
   t.equal((await changePassword({ email: 'taker@example.net', currentPassword: PASSWORD, newPassword: 'a stolen passphrase, kept', confirmNewPassword: 'a stolen passphrase, kept' })).statusCode, 204)
-  const second = await changeToken(await token('taker@example.net', 'a stolen passphrase, kept'), 'taker2@example.net')
+  const second = await changeToken(await token('taker@example.net', 'a stolen passphrase, kept'), 'taker2@example.net', 'a stolen passphrase, kept')
   t.equal((await post('/VerifyEmailChange', undefined, { token: second })).statusCode, 204)
   const takerSession = await tokens('taker2@example.net', 'a stolen passphrase, kept')
 
@@ -151,6 +189,57 @@ t.test('RevertEmailChange gives the owner the account back after the taker chang
   t.equal((await me(takerSession.accessToken)).statusCode, 401, 'the taker\'s sessions ended')
   expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400,
     'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'works once')
+})
+
+const T1 = 'taker1@example.net'
+const T2 = 'taker2@example.net'
+const TAKERS_PASSWORD = 'the taker\'s own passphrase'
+const revertBody = (token: string, newPassword: string): Record<string, string> => ({ token, newPassword, confirmNewPassword: newPassword })
+
+/** A taker with the password moves the account A → T1 → T2: the owner's revert link went to A, one of the taker's own to T1. */
+async function takenTwice (t: Test, app: Awaited<ReturnType<typeof accountApp>>): Promise<{ owners: string, takers: string, taker: string }> {
+  const { post, changeToken, token, message } = app
+  const taker = await token()
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(taker, T1) })).statusCode, 204)
+  const owners = (await message('email_changed', EMAIL)).token!
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(taker, T2) })).statusCode, 204)
+  return { owners, takers: (await message('email_changed', T1)).token!, taker }
+}
+
+t.test('RevertEmailChange ends every other revert link: a taker who moved the account A → T1 → T2 cannot take it back with T1\'s (revert ping-pong)', async (t) => {
+  const app = await accountApp(t)
+  const { post, changeToken, login, accounts, ada } = app
+  const { owners, takers, taker } = await takenTwice(t, app)
+  const pending = await changeToken(taker, 'taker3@example.net')
+  expectProblem(t, await post('/RevertEmailChange', undefined, revertBody(takers, TAKERS_PASSWORD)), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID',
+    'the taker\'s later link cannot go before the owner\'s')
+  t.equal((await accounts.findById(ada.id))!.email, T2, 'and changed nothing')
+  t.equal((await login(T2, PASSWORD)).statusCode, 200)
+
+  t.equal((await post('/RevertEmailChange', undefined, revertBody(owners, NEW_PASSWORD))).statusCode, 204, 'the owner\'s link works')
+  expectProblem(t, await post('/RevertEmailChange', undefined, revertBody(takers, TAKERS_PASSWORD)), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID',
+    'the owner\'s revert ended the taker\'s link')
+  expectProblem(t, await post('/VerifyEmailChange', undefined, { token: pending }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'and his pending change')
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL, 'the owner keeps the account')
+  t.equal((await login(EMAIL, NEW_PASSWORD)).statusCode, 200)
+  t.equal((await login(T1, TAKERS_PASSWORD)).statusCode, 401)
+})
+
+t.test('RevertEmailChange: of the owner\'s and the taker\'s links used at once (10 times each), exactly one revert succeeds, the owner\'s', async (t) => {
+  const app = await accountApp(t)
+  const { post, login, accounts, ada } = app
+  const { owners, takers } = await takenTwice(t, app)
+  // The taker's go first.
+  const statuses = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+    const [token, password] = i % 2 === 1 ? [owners, NEW_PASSWORD] : [takers, TAKERS_PASSWORD]
+    return { owner: i % 2 === 1, status: (await post('/RevertEmailChange', undefined, revertBody(token, password))).statusCode }
+  }))
+  t.same(statuses.filter(({ status }) => status === 204), [{ owner: true, status: 204 }], `one success: ${JSON.stringify(statuses)}`)
+  t.equal((await accounts.findById(ada.id))!.email, EMAIL)
+  t.equal((await login(EMAIL, NEW_PASSWORD)).statusCode, 200)
+  for (const token of [owners, takers]) {
+    expectProblem(t, await post('/RevertEmailChange', undefined, revertBody(token, TAKERS_PASSWORD)), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID', 'both links are spent')
+  }
 })
 
 t.test('RevertEmailChange turns off the two factors a taker enrolled: the owner is back with the new password alone, and may enrol her own', async (t) => {
@@ -260,4 +349,8 @@ t.test('e-mail change needs deliver and a store with updateEmail, and refuses mi
   const noUpdate = { findByEmail: accounts.findByEmail.bind(accounts), findById: accounts.findById.bind(accounts), updatePasswordHash: accounts.updatePasswordHash.bind(accounts) }
   t.match(await attempt({ accounts: noUpdate, deliver: () => {}, account: { emailChange: true } }), /updateEmail/)
   t.match(await attempt({ accounts: noUpdate, account: { deletion: true } }), /delete\(\)/)
+  const { MemoryOneTimeTokenStore } = await import('../lib/index.js')
+  const store = new MemoryOneTimeTokenStore()
+  const plain = { put: store.put.bind(store), find: store.find.bind(store), consume: store.consume.bind(store), remove: store.remove.bind(store) }
+  t.match(await attempt({ oneTimeTokens: plain, deliver: () => {}, account: { emailChange: true } }), /one-time-token store with consumeFirst\(\) and list\(\)/)
 })

@@ -185,11 +185,18 @@ t.test('account self-service documents its routes, bodies and errors; Login and 
   const document = app.swagger() as Doc
   await expectValid(t, document)
   const change = document.paths['/Auth/ChangeEmail'].post
-  t.same(change.requestBody.content['application/json'].schema.required, ['newEmail'])
+  t.same(change.requestBody.content['application/json'].schema.required, ['newEmail'], 'a missing password is a wrong one (401), not a 400')
+  t.same(Object.keys(change.requestBody.content['application/json'].schema.properties).sort(), ['deviceToken', 'newEmail', 'password'])
   t.ok(change.responses[202], '202 documented')
   t.notOk(change.responses[202].content, '202: no body')
-  t.ok(codesOf(change.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'))
-  t.ok(codesOf(change.responses[401]).includes('FST_PWAUTH_MFA_REQUIRED'))
+  const deletion = document.paths['/Auth/DeleteAccount'].post
+  t.same(Object.keys(deletion.requestBody.content['application/json'].schema.properties).sort(), ['deviceToken', 'password'], 'DeleteAccount takes the password')
+  for (const [name, route] of [['ChangeEmail', change], ['DeleteAccount', deletion]] as const) {
+    t.notOk(codesOf(route.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), `${name}: the password stands for a recent authentication`)
+    for (const code of ['FST_PWAUTH_MFA_REQUIRED', 'FST_PWAUTH_INVALID_CREDENTIALS']) t.ok(codesOf(route.responses[401]).includes(code), `${name}: ${code}`)
+    t.same(codesOf(route.responses[403]), ['FST_PWAUTH_PASSWORD_RESET_REQUIRED'], `${name}: a breached or marked password`)
+    t.ok(codesOf(route.responses[429]).includes('FST_PWAUTH_TOO_MANY_ATTEMPTS'), `${name}: §6's counters`)
+  }
   t.same(codesOf(document.paths['/Auth/VerifyEmailChange'].post.responses[400]), ['FST_PWAUTH_VALIDATION', 'FST_PWAUTH_MALFORMED_BODY', 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID'])
   const revert = document.paths['/Auth/RevertEmailChange'].post
   t.same(revert.requestBody.content['application/json'].schema.required, ['token', 'newPassword', 'confirmNewPassword'])

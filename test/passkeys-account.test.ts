@@ -23,7 +23,7 @@ t.test('Export lists the account\'s passkeys; DeleteAccount removes them', async
   t.equal(exported.statusCode, 200)
   t.match(exported.json().passkeys, [{ id: key.credentials[0]!.id, name: 'Laptop', backedUp: false }])
   t.notOk(JSON.stringify(exported.json()).includes('publicKey'), 'the owner\'s view, not the stored record')
-  t.equal((await post('/DeleteAccount', access)).statusCode, 204)
+  t.equal((await post('/DeleteAccount', access, { password: PASSWORD })).statusCode, 204)
   t.equal((await signIn()).statusCode, 401, 'the passkey of a deleted account signs in no more')
 })
 

@@ -2,8 +2,8 @@
  * The timing side channels of the routes whose answer could tell whether an address has an account.
  * Login: unknown e-mail, wrong password and inactive account (401 each). ForgotPassword: unknown e-mail,
  * active account and inactive account (202 each). ChangeEmail (contract §19): a free, a taken, a pending
- * and the account's own address (202 each, no body), each worker on a session of its own account just
- * signed in (recent authentication). The kinds are interleaved on the same keep-alive
+ * and the account's own address (202 each, no body), each worker on a session of its own account, with its
+ * password (one argon2 verification each, which stands for the recent authentication). The kinds are interleaved on the same keep-alive
  * connections so all meet the same conditions. Few requests are in flight (one per hashing slot), so
  * latencies show each kind's own cost rather than time spent queueing. Every kind spreads over many
  * e-mails, so the per-e-mail throttle never answers.
@@ -50,9 +50,9 @@ export async function probeEnumeration (
     bodyOf.activeAccount = () => JSON.stringify({ email: activeEmail(active++ % ACTIVE_ACCOUNTS) })
   } else if (route === 'changeEmail') {
     // Each worker asks for a new address each time, then for that same address again while its change is
-    // pending (one slot per account: the next free address replaces it), a taken address and its own.
+    // pending (one slot per account: every request ends the pending change), a taken address and its own.
     const last: string[] = []
-    const change = (newEmail: string): string => JSON.stringify({ newEmail })
+    const change = (newEmail: string): string => JSON.stringify({ newEmail, password: BENCH_PASSWORD })
     bodyOf.unknownEmail = (worker) => change(last[worker] = `moved-${runId}-${unknown++}@bench.test`)
     bodyOf.pendingAddress = (worker) => change(last[worker]!)
     bodyOf.activeAccount = () => change(activeEmail(active++ % (ACTIVE_ACCOUNTS / 2)))
@@ -111,7 +111,7 @@ export async function probeEnumeration (
 /** ChangeEmail's accounts (1900 …, the upper half, so no taken address the probe names is one of them): worker i signs in as CHANGE_EMAIL_ACCOUNTS + i. */
 const CHANGE_EMAIL_ACCOUNTS = 1900
 
-/** Access tokens of just-started sessions (recent authentication), one per worker. */
+/** Access tokens of sessions of the ChangeEmail accounts, one per worker. */
 async function signIn (baseUrl: string, workers: number): Promise<string[]> {
   return await Promise.all(Array.from({ length: workers }, async (_, worker) => {
     const response = await fetch(new URL('/Auth/Login', baseUrl), {

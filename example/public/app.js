@@ -362,11 +362,23 @@ const passkeys = installPasskeys({
 $('email-change').onclick = () => { say(''); show('change-email') }
 $('change-email-cancel').onclick = async () => { $('change-email').reset(); say(''); await showAccount() }
 
+/** Why a change of address or a deletion, which take the password, was refused; `otherwise` for anything else. */
+async function passwordProblem (response, otherwise) {
+  if (response.status === 429) return 'Too many attempts: wait a little.'
+  switch (await problemCode(response)) {
+    case 'FST_PWAUTH_INVALID_CREDENTIALS': return 'That password did not work.'
+    case 'FST_PWAUTH_MFA_REQUIRED': return 'Sign in with your code first.'
+    case RESET_REQUIRED: return BREACHED_TEXT
+  }
+  return otherwise
+}
+
+// The password stands for a recent sign-in: no reauthentication first.
 $('change-email').onsubmit = async (event) => {
   event.preventDefault()
-  const newEmail = new FormData($('change-email')).get('newEmail')
-  const response = await withRecentAuth(async () => await call(new URL('ChangeEmail', auth), json({ newEmail })))
-  if (response.status !== 202) return say(response.status === 429 ? 'Too many requests: wait a little.' : 'That did not work: check the address.')
+  const form = new FormData($('change-email'))
+  const response = await call(new URL('ChangeEmail', auth), json({ newEmail: form.get('newEmail'), password: form.get('password') }))
+  if (response.status !== 202) return say(await passwordProblem(response, 'That did not work: check the address.'))
   $('change-email').reset()
   say('Check the new mailbox: a link to confirm it is on its way. Nothing changes until you open it.', true)
   await showAccount()
@@ -400,12 +412,14 @@ $('email-revert').onsubmit = async (event) => {
 }
 
 $('delete-account').onclick = () => { say(''); show('delete') }
-$('delete-cancel').onclick = async () => { say(''); await showAccount() }
+$('delete-cancel').onclick = async () => { $('delete').reset(); say(''); await showAccount() }
 
 $('delete').onsubmit = async (event) => {
   event.preventDefault()
-  const response = await withRecentAuth(async () => await call(new URL('DeleteAccount', auth), { method: 'POST' }))
-  if (response.status !== 204) return say(response.status === 409 ? (await response.json()).detail : 'That did not work: try again.')
+  const response = await call(new URL('DeleteAccount', auth), json({ password: new FormData($('delete')).get('password') }))
+  if (response.status === 409) return say((await response.json()).detail)
+  if (response.status !== 204) return say(await passwordProblem(response, 'That did not work: try again.'))
+  $('delete').reset()
   signedOut('Your account is deleted.')
 }
 

@@ -2,6 +2,9 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { AuthEvent, AuthEventHandler } from '../common/events.js'
 import type { ActivityRecord, ActivityStore } from '../stores/types.js'
 
+/** The activity as the routes and admin use it: read, and forgotten with its account. */
+export type AccountActivity = Pick<ActivityStore, 'list' | 'forget'>
+
 /** Not kept: the account is gone and with it its activity (account.deleted is the host's onEvent's to keep). */
 const NOT_KEPT: ReadonlySet<string> = new Set(['account.deleted'])
 
@@ -21,18 +24,57 @@ function recordOf (event: AuthEvent & { accountId: string }): ActivityRecord {
   return record
 }
 
+/** How long events naming a deleted account are still dropped: past every delivery of its last messages (30 s each). */
+const FORGOTTEN_MS = 10 * 60_000
+/** Deleted accounts remembered at most (the oldest are let go first): deletions take a password each. */
+const MAX_FORGOTTEN = 10_000
+
 /**
- * The event handler that keeps every event naming an account in the activity store, then calls the host's
- * onEvent. A store failure is logged and never changes an answer or the host's events.
+ * The event handler that keeps every event naming an account in the activity store, then calls the host's onEvent,
+ * and the store as the rest of the plugin sees it. A store failure is logged and never changes an answer or the host's
+ * events. Events are kept in the background, so a deletion's own steps (its sessions ending) would land after the
+ * account's records were forgotten: forget() waits for the account's records still on their way, and events naming it
+ * from then on (a failed delivery of its goodbye) are not kept.
  */
-export function recordActivity (store: ActivityStore, host: AuthEventHandler | undefined, log: FastifyBaseLogger): AuthEventHandler {
-  return function onEvent (event) {
-    const { accountId } = event as { accountId?: unknown }
-    if (typeof accountId === 'string' && accountId !== '' && !NOT_KEPT.has(event.type) && !ROUTINE.has(event.type)) {
-      store.add(recordOf(event as AuthEvent & { accountId: string })).catch((err: unknown) => {
-        log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
-      })
+export function keepActivity (store: ActivityStore, host: AuthEventHandler | undefined, log: FastifyBaseLogger): { onEvent: AuthEventHandler, activity: AccountActivity } {
+  const inFlight = new Map<string, Set<Promise<void>>>()
+  const forgotten = new Map<string, number>()
+
+  function isForgotten (accountId: string): boolean {
+    const until = forgotten.get(accountId)
+    if (until === undefined) return false
+    if (until > Date.now()) return true
+    forgotten.delete(accountId)
+    return false
+  }
+
+  function keep (accountId: string, record: ActivityRecord): void {
+    const pending = inFlight.get(accountId) ?? new Set()
+    const adding: Promise<void> = store.add(record).catch((err: unknown) => {
+      log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
+    }).finally(() => {
+      pending.delete(adding)
+      if (pending.size === 0 && inFlight.get(accountId) === pending) inFlight.delete(accountId)
+    })
+    inFlight.set(accountId, pending.add(adding))
+  }
+
+  return {
+    onEvent (event) {
+      const { accountId } = event as { accountId?: unknown }
+      if (typeof accountId === 'string' && accountId !== '' && !NOT_KEPT.has(event.type) && !ROUTINE.has(event.type) && !isForgotten(accountId)) {
+        keep(accountId, recordOf(event as AuthEvent & { accountId: string }))
+      }
+      return host?.(event)
+    },
+    activity: {
+      list: async (accountId, limit) => await store.list(accountId, limit),
+      async forget (accountId) {
+        if (forgotten.size >= MAX_FORGOTTEN) forgotten.delete(forgotten.keys().next().value!)
+        forgotten.set(accountId, Date.now() + FORGOTTEN_MS)
+        await Promise.all(inFlight.get(accountId) ?? [])
+        await store.forget(accountId)
+      }
     }
-    return host?.(event)
   }
 }

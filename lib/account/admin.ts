@@ -4,8 +4,9 @@ import type { SessionService } from '../session/service.js'
 import { normalizeEmail } from '../stores/email.js'
 import { markResetRequired } from '../stores/reset-required.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, ActivityRecord, ActivityStore, PasswordAuthAccount } from '../stores/types.js'
+import type { AccountStore, ActivityRecord, PasswordAuthAccount } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
+import type { AccountActivity } from './activity.js'
 import type { AccountPasskeys } from './passkeys.js'
 
 /** Who acts: the admin as the host names them (a user id, an e-mail), written into the action's event. */
@@ -46,7 +47,7 @@ export interface AdminParts {
   log: FastifyBaseLogger
   sessionService: SessionService
   throttle: AttemptThrottle
-  activity: ActivityStore
+  activity: AccountActivity
   passkeys: AccountPasskeys | undefined
   /** Sends a password_reset link (messages/reset-links.ts); undefined while resets are off. */
   sendResetLink: ((caller: { log: FastifyBaseLogger }, account: PasswordAuthAccount) => Promise<boolean>) | undefined

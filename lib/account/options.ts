@@ -10,7 +10,10 @@ export type BeforeDeleteAnswer = void | undefined | true | { refuse: string }
 export interface AccountPluginOptions {
   /** Account self-service routes, off unless turned on. */
   account?: {
-    /** POST /ChangeEmail, /VerifyEmailChange, /RevertEmailChange (default false); needs deliver and a store with updateEmail(). */
+    /**
+     * POST /ChangeEmail, /VerifyEmailChange, /RevertEmailChange (default false); needs deliver, an account store with
+     * updateEmail() and a one-time-token store with consumeFirst() and list().
+     */
     emailChange?: boolean
     /** Seconds the revert link sent to the old address lives (default 604800, 7 days). The new address's link lives verifyTtl. */
     revertTtl?: number
@@ -74,6 +77,9 @@ export function resolveAccount ({ account, admin }: AccountPluginOptions, { canD
   if (emailChange) {
     assert(canDeliver, 'account.emailChange needs deliver: the plugin has no other way to send the link to the new address')
     assert(typeof accounts.updateEmail === 'function', 'account.emailChange needs an account store with updateEmail() (MemoryAccountStore and PostgresAccountStore have it)')
+    // A revert ends the account's other revert links (consumeFirst); a deletion is told to the addresses it left (list).
+    assert(typeof stores.oneTimeTokens.consumeFirst === 'function' && typeof stores.oneTimeTokens.list === 'function',
+      'account.emailChange needs a one-time-token store with consumeFirst() and list() (the included stores have them)')
   }
   if (deletion) {
     assert(typeof accounts.delete === 'function', 'account.deletion needs an account store with delete() (MemoryAccountStore and PostgresAccountStore have it)')

@@ -30,7 +30,7 @@ export type VerificationFailureReason = 'invalid_token' | 'taken'
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
 
 /** The routes that verify the account's current password. */
-export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'Passkeys'
+export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount' | 'Passkeys'
 
 /** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
 export type ResetRequiredReason = 'admin' | 'breached'
@@ -121,8 +121,8 @@ export type AuthEventDetails =
   | { type: 'session.reuse_detected', accountId: string, sessionId: string }
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
-  /** `route`: a password sent with Mfa/Confirm, Disable, RecoveryCodes or Passkeys, which stands for their recent authentication; absent for Reauthenticate. */
-  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'Passkeys' }
+  /** `route`: a password sent with Mfa/Confirm, Disable or RecoveryCodes, ChangeEmail, DeleteAccount or Passkeys, which stands for their recent authentication; absent for Reauthenticate. */
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount' | 'Passkeys' }
   /**
    * ForgotPassword, after its answer: a reset message went out (`sent`), or none did and why. The same
    * 202 was answered in every case.

@@ -166,10 +166,15 @@ export function documentedTokenReply ({ refresh, cookie, device = false }: { ref
   return Type.Object(properties)
 }
 
-/** ChangeEmail's body (contract §19). */
+/** ChangeEmail's body (contract §19): the password stands for a recent authentication, as Confirm's does. */
 export const ChangeEmailBody = Type.Object({
-  newEmail: Type.String({ pattern: EMAIL_PATTERN, description: 'The address to move the account to; every address gets the same answer.', examples: ['ada@example.net'] })
+  newEmail: Type.String({ pattern: EMAIL_PATTERN, description: 'The address to move the account to; every address gets the same answer.', examples: ['ada@example.net'] }),
+  password: SessionPassword,
+  deviceToken: DeviceToken
 })
+
+/** DeleteAccount's body (contract §19). */
+export const DeleteAccountBody = Type.Object({ password: SessionPassword, deviceToken: DeviceToken })
 
 export const VerifyEmailChangeBody = Type.Object({
   token: linkToken('The token of the link the email_change message carried to the new address.')

@@ -3,46 +3,56 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { maskEmail } from '../account/mask-email.js'
 import type { EmailChangeRoutes } from '../account/options.js'
 import { requestError } from '../common/errors.js'
-import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
+import { accountOf, authenticate, sessionOf } from '../guard/authenticate.js'
 import { BODY_ERRORS, guardedProblemResponses, noContentResponse, problemResponses } from '../http/openapi.js'
 import { ChangeEmailBody, VerifyEmailChangeBody } from '../http/schemas.js'
 import { normalizeEmail } from '../stores/email.js'
 import type { RouteContext } from './context.js'
 import { requireSecondFactorSession } from './second-factor-session.js'
+import { proveSessionPassword } from './session-password.js'
 
 export const EMAIL_CHANGE = 'email_change'
 export const EMAIL_REVERT = 'email_revert'
+/** A note per address the account left (by a change or a revert), living revertTtl: the deletion notice goes there too. */
+export const EMAIL_LEFT = 'email_left'
 
 /**
- * POST /ChangeEmail (guarded, recent authentication, a session that passed two factors when they are on): one 202
- * in one time for a free, taken, pending or own address. Before the answer only the lookup of the new address
- * runs, the same for every address; what differs (a link to a free address, account_exists to a taken one,
- * nothing for the own one, the masked notice to the old one) happens after it. Nothing changes yet; a newer
- * request replaces the pending one (one slot per account).
+ * POST /ChangeEmail (guarded, the password, a session that passed two factors when they are on): one 202 in one
+ * time for a free, taken, pending or own address. The password stands for a recent authentication (a token taken
+ * by script in the page cannot move the account). Before the answer only what is the same for every address runs:
+ * the lookup of the new address and the end of the pending change, whatever this one names (an older link that
+ * still worked after a request for a taken address would tell that the address has an account). What differs (a
+ * link to a free address, account_exists to a taken one, nothing for the own one, the masked notice to the old one)
+ * happens after it. Nothing changes yet.
  */
 export function registerChangeEmail (app: FastifyInstance, context: RouteContext, { verifyTtlMs }: EmailChangeRoutes): void {
-  const { accounts, storeCall, emit, outbox, mailLimit, oneTimeTokens, reauthMaxAge } = context
+  const { accounts, storeCall, emit, outbox, mailLimit, oneTimeTokens, knownDevices } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangeEmail', {
-    onRequest: [authenticate, requireRecentAuthentication(reauthMaxAge)],
+    onRequest: authenticate,
     schema: {
       summary: 'Ask to move the account to a new e-mail address',
-      description: `Needs a password proof within the last ${reauthMaxAge} s (Reauthenticate), and with two factors on a session that passed them. ` +
-        'Answers 202 whatever the address: a free one gets an email_change link, a taken one account_exists, and the current address email_change_requested.',
+      description: 'With the password (it stands for a recent authentication: no Reauthenticate is needed), and with two factors on a session that passed them. ' +
+        'Answers 202 whatever the address: a free one gets an email_change link, a taken one account_exists, and the current address email_change_requested. ' +
+        'A pending change ends, whatever address this one names.',
       tags: ['Account'],
       security: [{ bearerAuth: [] }],
       body: ChangeEmailBody,
       response: {
         202: noContentResponse('Accepted: nothing changes until the link sent to the new address is used.'),
-        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_MFA_REQUIRED', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'], { recent: true })
+        ...guardedProblemResponses([...BODY_ERRORS, 'FST_PWAUTH_MFA_REQUIRED', 'FST_PWAUTH_INVALID_CREDENTIALS', 'FST_PWAUTH_TOO_MANY_ATTEMPTS',
+          'FST_PWAUTH_PASSWORD_RESET_REQUIRED', 'FST_PWAUTH_UNAVAILABLE'])
       }
     }
   }, async (request, reply) => {
     const account = accountOf(request)!
+    const sessionId = sessionOf(request)!.id
     await requireSecondFactorSession(context, request, account.id)
+    const device = await knownDevices.recognise(request, account.email, account)
+    await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, device, route: 'ChangeEmail' })
     const newEmail = normalizeEmail(request.body.newEmail)
     const holder = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(newEmail))
-    const sessionId = sessionOf(request)!.id
+    await oneTimeTokens.forget(request, account.id, [EMAIL_CHANGE])
     outbox.afterResponse(reply, async () => {
       const report = (outcome: 'sent' | 'account_exists' | 'own_address' | 'limited'): void => {
         emit(request, { type: 'account.email_change_requested', accountId: account.id, email: account.email, outcome })
@@ -67,7 +77,8 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
 /**
  * POST /VerifyEmailChange: a live token moves the account, with a compare-and-set on the address and credential
  * version it was issued for (a password or address change since outruns it; of concurrent uses one wins). Every
- * other session ends, the account's reset and change tokens die, and the old address gets a revert link.
+ * other session ends, the account's reset and change tokens die, the old address gets a revert link, and is noted
+ * as one the account left (the deletion notice goes there too for revertTtl).
  */
 export function registerVerifyEmailChange (app: FastifyInstance, context: RouteContext, { revertTtlMs }: EmailChangeRoutes): void {
   const { accounts, storeCall, emit, outbox, oneTimeTokens, sessionService } = context
@@ -114,6 +125,7 @@ export function registerVerifyEmailChange (app: FastifyInstance, context: RouteC
     const expiresAt = Date.now() + revertTtlMs
     const revert = await oneTimeTokens.issueFor(request, EMAIL_REVERT, account.email, { ...account, email: newEmail }, revertTtlMs, { oldEmail: account.email, expiresAt })
     outbox.send(request, { type: 'email_changed', to: account.email, token: revert, expiresAt, accountId: account.id, newEmail: maskEmail(newEmail) })
+    await oneTimeTokens.note(request, EMAIL_LEFT, account.id, account.email, revertTtlMs)
     return await reply.code(204).send()
   })
 }

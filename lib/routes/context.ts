@@ -1,3 +1,4 @@
+import type { AccountActivity } from '../account/activity.js'
 import type { ResolvedAccount } from '../account/options.js'
 import type { EmitEvent } from '../common/events.js'
 import type { SecureCookie } from '../http/secure-cookie.js'
@@ -15,7 +16,7 @@ import type { PasswordHasher } from '../password/hasher.js'
 import type { PasswordPolicy } from '../password/policy.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, ActivityStore } from '../stores/types.js'
+import type { AccountStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
@@ -56,7 +57,7 @@ export interface RouteContext {
   /** Account self-service (contract §19): which routes are on, and their settings. */
   account: ResolvedAccount
   /** The accounts' security events (admin.activity); an account's go with it. */
-  activity: ActivityStore
+  activity: AccountActivity
   /** Passkeys, when on (they are also the account's AccountPasskeys: RevertEmailChange, DeleteAccount, Export, admin). */
   passkeys: Passkeys | undefined
   /**

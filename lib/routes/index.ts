@@ -85,8 +85,12 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       }
       // Confirm, Disable and RecoveryCodes take the password: a password check like Login's.
       if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
-      // Sets a new password: argon2, so it lives here.
-      if (account.emailChange !== undefined) registerRevertEmailChange(app, context)
+      // RevertEmailChange sets a new password, ChangeEmail and DeleteAccount take the password: argon2, so they live here.
+      if (account.emailChange !== undefined) {
+        registerRevertEmailChange(app, context, account.emailChange)
+        registerChangeEmail(app, context, account.emailChange)
+      }
+      if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
       if (passkeys !== undefined) {
         // A sign-in: Login's per-IP limit.
         registerLoginPasskey(app, { ...context, passkeys })
@@ -102,7 +106,6 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         acceptJsonOnly(app)
         app.addHook('onRequest', noStore)
         if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-        registerChangeEmail(app, context, emailChange)
         registerVerifyEmailChange(app, context, emailChange)
       })
     }
@@ -159,7 +162,6 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       registerLogout(app, context)
       if (sessionRoutes) registerSessionRoutes(app, context)
       if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })
-      if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
       if (account.export !== undefined) registerAccountExport(app, context, account.export)
       if (sessionRoutes && context.trustedDevices !== undefined) registerTrustedDeviceRoutes(app, context, context.trustedDevices)
     })

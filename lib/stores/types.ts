@@ -305,6 +305,16 @@ export interface OneTimeTokenStore {
    * links of every address the account left). Needed by account deletion: without it those are left to expire.
    */
   removeAll? (accountId: string): Promise<void>
+  /**
+   * Removes and resolves the token like consume(), for tokens that stand together (an account's e-mail revert links,
+   * one per address it left, contract §19): only while no other live token of its account and purpose expires before
+   * it (the earliest-issued one works first), and with every other token of that account and purpose, atomically: of
+   * concurrent calls on tokens of one account and purpose at most one resolves a token. Null for anything else, and
+   * for a token of no account. Needed by e-mail change.
+   */
+  consumeFirst? (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null>
+  /** The live tokens of the account and purpose, in any order (the addresses an account left, for its deletion notice). Needed by e-mail change. */
+  list? (accountId: string, purpose: string): Promise<OneTimeToken[]>
 }
 
 /** An account's second factor as the store holds it: nothing in it yields a code without the server's keys. */

@@ -168,6 +168,73 @@ export function oneTimeTokenStoreContract (harness: OneTimeTokenStoreHarness): C
         const stored = await store.put(last, lastHash, challenge, TTL).then(() => true, () => false)
         if (stored) assert.deepEqual(await store.consume(last, lastHash, 'passkey_login'), challenge, 'a challenge put is kept')
       }
+    },
+    {
+      name: 'consumeFirst (when the store has it) takes the account\'s earliest token of a purpose, and every other of that account and purpose with it',
+      async run () {
+        const store = await fresh()
+        if (store.consumeFirst === undefined) return
+        const revert = (email: string, accountId = 'account-1'): OneTimeToken => token({ purpose: 'email_revert', accountId, fields: { oldEmail: email } })
+        const [first, second, third, reset, theirs, hash] = [random(), random(), random(), random(), random(), random()]
+        await store.put(first, hash, revert('a@example.com'), TTL)
+        await sleep(20)
+        await store.put(second, hash, revert('b@example.com'), TTL)
+        await sleep(20)
+        await store.put(third, hash, revert('c@example.com'), TTL)
+        await store.put(reset, hash, token(), TTL)
+        await store.put(theirs, hash, revert('a@example.com', 'account-2'), TTL)
+        assert.equal(await store.consumeFirst(second, hash, 'email_revert'), null, 'a later token while an earlier one lives')
+        assert.equal(await store.consumeFirst(first, random(), 'email_revert'), null, 'a mismatched hash')
+        assert.equal(await store.consumeFirst(first, hash, 'password_reset'), null, 'another purpose')
+        assert.notEqual(await store.find(second, hash, 'email_revert'), null, 'refusals change nothing')
+        assert.deepEqual(await store.consumeFirst(first, hash, 'email_revert'), revert('a@example.com'))
+        assert.equal(await store.find(second, hash, 'email_revert'), null, 'the others of the account and purpose went with it')
+        assert.equal(await store.consumeFirst(third, hash, 'email_revert'), null)
+        assert.equal(await store.consumeFirst(first, hash, 'email_revert'), null, 'and the token itself')
+        assert.notEqual(await store.find(reset, hash, 'password_reset'), null, 'another purpose of the account stays')
+        assert.deepEqual(await store.consumeFirst(theirs, hash, 'email_revert'), revert('a@example.com', 'account-2'), 'another account\'s stays')
+        const [pending, expired, later] = [random(), random(), random()]
+        await store.put(pending, hash, token({ purpose: 'verify_email', accountId: '', credentialVersion: 0 }), TTL)
+        assert.equal(await store.consumeFirst(pending, hash, 'verify_email'), null, 'a token of no account')
+        await store.put(expired, hash, revert('a@example.com'), 1000)
+        await store.put(later, hash, revert('b@example.com'), TTL)
+        await sleep(1200)
+        assert.deepEqual(await store.consumeFirst(later, hash, 'email_revert'), revert('b@example.com'), 'an expired earlier token is no obstacle')
+      }
+    },
+    {
+      name: 'of 20 concurrent consumeFirst calls on 4 tokens of one account and purpose, exactly one gets a token',
+      async run () {
+        const store = await fresh()
+        if (store.consumeFirst === undefined) return
+        const hash = random()
+        const slots = [random(), random(), random(), random()]
+        // Put at once: the same expiry to the millisecond or close to it, so no token waits for another.
+        await Promise.all(slots.map(async (slot, i) => { await store.put(slot, hash, token({ purpose: 'email_revert', fields: { oldEmail: `${i}@example.com` } }), TTL) }))
+        const results = await Promise.all(Array.from({ length: 20 }, async (_, i) => await store.consumeFirst!(slots[i % slots.length]!, hash, 'email_revert')))
+        assert.equal(results.filter((result) => result !== null).length, 1)
+        for (const slot of slots) assert.equal(await store.find(slot, hash, 'email_revert'), null, 'none is left')
+      }
+    },
+    {
+      name: 'list (when the store has it) gives the account\'s live tokens of a purpose, and no other',
+      async run () {
+        const store = await fresh()
+        if (store.list === undefined) return
+        const hash = random()
+        const left = (email: string, accountId = 'account-1'): OneTimeToken => token({ purpose: 'email_left', accountId, email })
+        await store.put(random(), hash, left('a@example.com'), TTL)
+        await store.put(random(), hash, left('b@example.com'), TTL)
+        await store.put(random(), hash, left('gone@example.com'), 1000)
+        await store.put(random(), hash, left('c@example.com', 'account-2'), TTL)
+        await store.put(random(), hash, token(), TTL)
+        await sleep(1200)
+        const listed = await store.list('account-1', 'email_left')
+        assert.deepEqual(listed.map(({ email }) => email).sort(), ['a@example.com', 'b@example.com'])
+        assert.deepEqual(listed.find(({ email }) => email === 'a@example.com'), left('a@example.com'))
+        assert.deepEqual(await store.list('account-3', 'email_left'), [])
+        assert.deepEqual(await store.list('', 'verify_email'), [])
+      }
     }
   ]
 }

@@ -118,6 +118,39 @@ export class OneTimeTokens {
   }
 
   /**
+   * Uses up a token that stands with others of its account and purpose (e-mail revert links): only the earliest
+   * issued live one works, and it ends every other (OneTimeTokenStore.consumeFirst). Needs a store with consumeFirst().
+   */
+  async consumeFirst (request: FastifyRequest, token: string, purpose: string): Promise<OneTimeToken | null> {
+    const store = this.#store
+    if (!FORMAT.test(token) || store.consumeFirst === undefined) return null
+    for (const key of this.#keys) {
+      const consumed = await this.#storeCall(request.log, 'oneTimeTokens.consumeFirst', () => store.consumeFirst!(token.slice(0, 22), this.#hash(token, key), purpose))
+      if (consumed !== null) return consumed
+    }
+    return null
+  }
+
+  /**
+   * Keeps a note for the account under `purpose`, one per `subject` (a later note of the same subject replaces it),
+   * that lives `ttlMs` and holds the subject as its e-mail: not a token, nothing can use it (e-mail addresses the
+   * account left, for its deletion notice). Read back with notes(); a deleted account's go with its tokens.
+   */
+  async note (caller: { log: FastifyBaseLogger }, purpose: string, accountId: string, subject: string, ttlMs: number): Promise<void> {
+    const slot = this.#accountSlot(purpose, `${accountId}\0${subject}`)
+    await this.#storeCall(caller.log, 'oneTimeTokens.put', async () => {
+      await this.#store.put(slot, randomBytes(32).toString('base64url'), { purpose, accountId, email: subject, credentialVersion: 0 }, ttlMs)
+    })
+  }
+
+  /** The subjects of the account's live notes of `purpose`; none with a store without list(). */
+  async notes (caller: { log: FastifyBaseLogger }, purpose: string, accountId: string): Promise<string[]> {
+    const store = this.#store
+    if (store.list === undefined) return []
+    return (await this.#storeCall(caller.log, 'oneTimeTokens.list', () => store.list!(accountId, purpose))).map(({ email }) => email)
+  }
+
+  /**
    * Puts a consumed token back, standing for `record` again until `expiresAt` (epoch ms), when a step after the
    * consume failed and the token's holder should be able to try again. Nothing if it has expired meanwhile.
    */

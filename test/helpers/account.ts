@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
 import type { AuthEvent, PasswordAuthOptions } from '../../lib/index.js'
 import type { PasswordAuthMessage } from '../../lib/messages/outbox.js'
-import { buildTestApp, type TestAppOptions } from './app.js'
+import { buildTestApp, PASSWORD, type TestAppOptions } from './app.js'
 
 export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
@@ -35,10 +35,10 @@ export async function accountApp (t: Test, auth: Partial<PasswordAuthOptions> = 
     }
     throw new Error(`no ${type} message to ${to}`)
   }
-  /** Asks for a change to `newEmail` with `token`'s session and resolves the link's token. */
-  const changeToken = async (token: string, newEmail: string): Promise<string> => {
+  /** Asks for a change to `newEmail` with `token`'s session and the account's `password`, and resolves the link's token. */
+  const changeToken = async (token: string, newEmail: string, password = PASSWORD): Promise<string> => {
     const before = messages.filter((m) => m.type === 'email_change' && m.to === newEmail).length
-    const response = await post('/ChangeEmail', token, { newEmail })
+    const response = await post('/ChangeEmail', token, { newEmail, password })
     if (response.statusCode !== 202) throw new Error(`ChangeEmail: ${response.statusCode} ${response.body}`)
     for (let i = 0; i < 200; i++) {
       const sent = messages.filter((m) => m.type === 'email_change' && m.to === newEmail)

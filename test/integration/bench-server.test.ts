@@ -82,7 +82,7 @@ t.test('the bench server signs its passkeys in and answers ChangeEmail as the pa
 
   const answers = []
   for (const newEmail of ['free@bench.test', 'free@bench.test', 'user12@bench.test', 'user11@bench.test']) {
-    const response = await post('/Auth/ChangeEmail', { newEmail }, accessToken)
+    const response = await post('/Auth/ChangeEmail', { newEmail, password: PASSWORD }, accessToken)
     answers.push({ status: response.status, body: await response.text() })
   }
   t.same(answers, Array(4).fill({ status: 202, body: '' }), 'ChangeEmail is on: one 202 with no body for a free, pending, taken and own address')

@@ -214,7 +214,7 @@ t.test('two example-server processes sharing PostgreSQL, Redis and the signing k
   await t.test('an address change asked for on A is verified on B and reverted on A; the owner signs in with her new password on both', async (t) => {
     const hanaToken = await tokenOf(await login(a, hana, 'hana moves house and back'))
     const other = await tokenOf(await login(b, hana, 'hana moves house and back'))
-    t.equal((await post(`${a.url}/Auth/ChangeEmail`, { newEmail: hanaNew }, { authorization: `Bearer ${hanaToken}` })).status, 202)
+    t.equal((await post(`${a.url}/Auth/ChangeEmail`, { newEmail: hanaNew, password: 'hana moves house and back' }, { authorization: `Bearer ${hanaToken}` })).status, 202)
     const link = (await outboxMessage(outbox, 'email_change', hanaNew)).token!
     t.ok((await outboxMessage(outbox, 'email_change_requested', hana)) !== undefined, 'the old address hears of it')
     t.equal((await post(`${b.url}/Auth/VerifyEmailChange`, { token: link })).status, 204)

@@ -89,6 +89,27 @@ export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
     for (const [slot, entry] of this.#slots) if (entry.token.accountId === accountId) this.#slots.delete(slot)
   }
 
+  async consumeFirst (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    // No await from the check to the last delete: of concurrent callers on one group, one finds its token.
+    const entry = this.#live(slot, hash, purpose)
+    if (entry === undefined || entry.token.accountId === '') return null
+    const now = Date.now()
+    const group = this.#group(entry.token.accountId, purpose)
+    if (group.some(([other, { expiresAt }]) => other !== slot && expiresAt > now && expiresAt < entry.expiresAt)) return null
+    for (const [member] of group) this.#slots.delete(member)
+    return { ...entry.token }
+  }
+
+  async list (accountId: string, purpose: string): Promise<OneTimeToken[]> {
+    const now = Date.now()
+    return this.#group(accountId, purpose).filter(([, { expiresAt }]) => expiresAt > now).map(([, { token }]) => ({ ...token }))
+  }
+
+  /** Every token (live or not yet swept) of the account and purpose, with its slot. */
+  #group (accountId: string, purpose: string): Array<[string, Entry]> {
+    return accountId === '' ? [] : [...this.#slots].filter(([, { token }]) => token.accountId === accountId && token.purpose === purpose)
+  }
+
   #live (slot: string, hash: string, purpose: string): Entry | undefined {
     const entry = this.#slots.get(slot) ?? this.#open.get(slot)
     return entry !== undefined && entry.hash === hash && entry.token.purpose === purpose && entry.expiresAt > Date.now() ? entry : undefined

@@ -41,7 +41,7 @@ function tokenOf (row: (OneTimeToken & { passwordHash: string | null, fields: Re
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
-  readonly #sql: Record<'put' | 'find' | 'consume' | 'remove' | 'removeAll' | 'prune', Statement>
+  readonly #sql: Record<'put' | 'find' | 'consume' | 'consumeFirst' | 'list' | 'remove' | 'removeAll' | 'prune', Statement>
 
   constructor ({ pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 }: PostgresOneTimeTokenStoreOptions) {
     const name = quoteName(table)
@@ -55,6 +55,20 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
           password_hash = EXCLUDED.password_hash, fields = EXCLUDED.fields`,
       find: `SELECT ${TOKEN} FROM ${name} WHERE ${LIVE}`,
       consume: `DELETE FROM ${name} WHERE ${LIVE} RETURNING ${TOKEN}`,
+      // One statement: the group's rows go together, and only when no other live one expires first. Of concurrent
+      // calls on one group the first to lock its rows deletes them all; the others find their own row gone.
+      consumeFirst: `WITH target AS (
+          SELECT account_id, expires_at FROM ${name} WHERE ${LIVE} AND account_id <> ''
+        ), earlier AS (
+          SELECT 1 FROM ${name} o, target WHERE o.account_id = target.account_id AND o.purpose = $3 AND o.slot <> $1
+            AND o.expires_at > now() AND o.expires_at < target.expires_at
+        ), gone AS (
+          DELETE FROM ${name} o USING target WHERE o.account_id = target.account_id AND o.purpose = $3
+            AND (o.slot <> $1 OR o.hash = $2) AND NOT EXISTS (SELECT 1 FROM earlier)
+          RETURNING o.slot, o.purpose, o.account_id, o.email, o.credential_version, o.password_hash, o.fields
+        )
+        SELECT ${TOKEN} FROM gone WHERE slot = $1`,
+      list: `SELECT ${TOKEN} FROM ${name} WHERE account_id = $1 AND account_id <> '' AND purpose = $2 AND expires_at > now()`,
       remove: `DELETE FROM ${name} WHERE slot = $1`,
       removeAll: `DELETE FROM ${name} WHERE account_id = $1 AND account_id <> ''`,
       prune: `DELETE FROM ${name} WHERE expires_at <= now()`
@@ -76,6 +90,14 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
 
   async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
     return tokenOf((await this.#pool.query({ ...this.#sql.consume, values: [slot, hash, purpose] })).rows[0])
+  }
+
+  async consumeFirst (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    return tokenOf((await this.#pool.query({ ...this.#sql.consumeFirst, values: [slot, hash, purpose] })).rows[0])
+  }
+
+  async list (accountId: string, purpose: string): Promise<OneTimeToken[]> {
+    return (await this.#pool.query({ ...this.#sql.list, values: [accountId, purpose] })).rows.map((row) => tokenOf(row)!)
   }
 
   async remove (slot: string): Promise<void> {

@@ -9,10 +9,12 @@ export interface RedisOneTimeTokenStoreOptions {
 }
 
 // One hash per slot (h: the token's keyed hash, p: purpose, a: account id, e: e-mail, v: credential
-// version, w: a pending registration's password hash, f: its fields as JSON), expiring with the token on
-// Redis's clock. One key per script: Redis Cluster works.
+// version, w: a pending registration's password hash, f: its fields as JSON, x: when it expires, in epoch
+// milliseconds of Redis's clock), expiring with the token on Redis's clock. One key per script: Redis Cluster works.
 const PUT = `redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'h', ARGV[1], 'p', ARGV[2], 'a', ARGV[3], 'e', ARGV[4], 'v', ARGV[5], 'w', ARGV[7], 'f', ARGV[8])
+local now = redis.call('TIME')
+local expires = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[6])
+redis.call('HSET', KEYS[1], 'h', ARGV[1], 'p', ARGV[2], 'a', ARGV[3], 'e', ARGV[4], 'v', ARGV[5], 'w', ARGV[7], 'f', ARGV[8], 'x', expires)
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return 1`
 const CONSUME = `local token = redis.call('HMGET', KEYS[1], 'h', 'p', 'a', 'e', 'v', 'w', 'f')
@@ -27,11 +29,17 @@ if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KE
 return 1`
 const REMOVE_OWN = `if redis.call('HGET', KEYS[1], 'a') == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`
+// consumeFirst's gate, on the account's index (KEYS[1]): the caller's slot (ARGV[1]) leaves it with the rest of its
+// group (the other ARGV), only if it is still there. Of concurrent calls on one group, the first takes them all.
+const CLAIM = `if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('SREM', KEYS[1], unpack(ARGV))
+return 1`
 
 const PUT_COMMAND = 'fastifyPasswordAuthPutToken'
 const CONSUME_COMMAND = 'fastifyPasswordAuthConsumeToken'
 const INDEX_COMMAND = 'fastifyPasswordAuthIndexToken'
 const REMOVE_OWN_COMMAND = 'fastifyPasswordAuthRemoveOwnToken'
+const CLAIM_COMMAND = 'fastifyPasswordAuthClaimTokens'
 
 type Fields = [string | null, string | null, string | null, string | null, string | null, string | null, string | null]
 
@@ -40,6 +48,7 @@ interface ScriptedClient {
   [CONSUME_COMMAND]: (key: string, hash: string, purpose: string) => Promise<Fields | null>
   [INDEX_COMMAND]: (index: string, slot: string, ttlMs: number) => Promise<number>
   [REMOVE_OWN_COMMAND]: (key: string, accountId: string) => Promise<number>
+  [CLAIM_COMMAND]: (index: string, slot: string, ...others: string[]) => Promise<number>
   hmget: (key: string, ...fields: string[]) => Promise<Fields>
   del: (...keys: string[]) => Promise<number>
   smembers: (key: string) => Promise<string[]>
@@ -64,6 +73,7 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
       client.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME })
       client.defineCommand(INDEX_COMMAND, { numberOfKeys: 1, lua: INDEX })
       client.defineCommand(REMOVE_OWN_COMMAND, { numberOfKeys: 1, lua: REMOVE_OWN })
+      client.defineCommand(CLAIM_COMMAND, { numberOfKeys: 1, lua: CLAIM })
     }
     this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
@@ -97,6 +107,37 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
       for (const slot of slots) await this.#client[REMOVE_OWN_COMMAND](this.#key(slot), accountId)
       await this.#client.srem(index, ...slots)
     }
+  }
+
+  /**
+   * The token's group (its account's tokens of its purpose) is read from the account's index and ordered by the
+   * expiry each token's node wrote (x); the gate is one script on the index (the group's slots leave it only if the
+   * caller's is still there), then the tokens themselves go. On a Cluster the order of tokens on different nodes is
+   * their clocks' (the tokens it orders are whole requests apart).
+   */
+  async consumeFirst (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
+    const [storedHash, storedPurpose, accountId, expires] = await this.#client.hmget(this.#key(slot), 'h', 'p', 'a', 'x')
+    if (storedHash !== hash || storedPurpose !== purpose || accountId === null || accountId === '') return null
+    const members = (await this.#client.smembers(this.#indexKey(accountId))).filter((member) => member !== slot)
+    const records = await Promise.all(members.map(async (member) => await this.#client.hmget(this.#key(member), 'p', 'a', 'x')))
+    const group = members.filter((_, i) => records[i]![0] === purpose && records[i]![1] === accountId)
+    // A key that is there has not expired: its x is in the future.
+    if (records.some(([memberPurpose, memberAccount, memberExpires]) => memberPurpose === purpose && memberAccount === accountId &&
+      memberExpires !== null && expires !== null && Number(memberExpires) < Number(expires))) return null
+    if (await this.#client[CLAIM_COMMAND](this.#indexKey(accountId), slot, ...group) !== 1) return null
+    for (const member of group) await this.#client[REMOVE_OWN_COMMAND](this.#key(member), accountId)
+    const consumed = await this.#client[CONSUME_COMMAND](this.#key(slot), hash, purpose)
+    return consumed === null ? null : tokenOf(consumed)
+  }
+
+  async list (accountId: string, purpose: string): Promise<OneTimeToken[]> {
+    if (accountId === '') return []
+    const found: OneTimeToken[] = []
+    for (const member of await this.#client.smembers(this.#indexKey(accountId))) {
+      const fields = await this.#client.hmget(this.#key(member), 'h', 'p', 'a', 'e', 'v', 'w', 'f')
+      if (fields[1] === purpose && fields[2] === accountId) found.push(tokenOf(fields))
+    }
+    return found
   }
 
   #indexKey (accountId: string): string {
