@@ -17,7 +17,7 @@
  *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
  *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
- *     passkeys/  WebAuthn through @simplewebauthn/server (loaded only when on): challenges, verification, per-credential counters
+ *     passkeys/  WebAuthn through @simplewebauthn/server (loaded only when on): challenges, verification, signature counters
  *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
  *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
@@ -107,7 +107,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const mfa = createMfa(config.mfa, { attempts, tokenGuesses, keyRing, storeCall, blocks: attemptThrottle.policy, emit })
   const passwordReset = config.routes.passwordReset
   const resetLinks = passwordReset === undefined ? undefined : createResetLinks({ oneTimeTokens, outbox, mailLimit, ttlMs: passwordReset.ttlMs })
-  const passkeys = createPasskeys(config.passkeys, { accounts, attempts, oneTimeTokens, storeCall, emit, log, blocks: attemptThrottle.policy })
+  const passkeys = createPasskeys(config.passkeys, { accounts, oneTimeTokens, storeCall, emit, log })
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),

@@ -73,6 +73,14 @@ t.test('unblock clears the e-mail\'s attempt counter; resetSecondFactor ends ses
   t.equal(relogin.statusCode, 200)
   t.ok('accessToken' in relogin.json(), 'the password alone signs in again: no second step')
   t.ok(mfa.events.some((e) => e.type === 'admin.second_factor_reset' && e.admin === 'support:grace'))
+  t.equal(mfa.events.filter((e) => e.type === 'mfa.disabled').length, 1, 'mfa.disabled, as the owner\'s Disable emits it')
+
+  // Again, with two factors already off: nothing was removed, so nobody is told of a removal.
+  t.equal(await mfa.app.passwordAuth.admin.resetSecondFactor(mfa.ada.id, { admin: 'support:grace' }), true)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(mfa.messages.filter((m) => m.type === 'mfa_disabled').length, 1, 'no second mfa_disabled')
+  t.equal(mfa.events.filter((e) => e.type === 'mfa.disabled').length, 1, 'no second mfa.disabled')
+  t.equal(mfa.events.filter((e) => e.type === 'admin.second_factor_reset').length, 2, 'the admin\'s action is recorded each time')
 })
 
 t.test('activity: the account\'s recent events from the memory ring, newest first, without tokens or passwords', async (t) => {

@@ -160,7 +160,17 @@ t.test('passkeys document their routes, bodies and errors', async (t) => {
   t.ok(codesOf(add[400]).includes('FST_PWAUTH_PASSKEY_INVALID'), 'a refused registration is a 400')
   t.notOk(add[400].headers['WWW-Authenticate'], 'with no challenge')
   t.same(codesOf(add[409]), ['FST_PWAUTH_PASSKEY_LIMIT'])
+  const addBody = document.paths['/Auth/Passkeys'].post.requestBody.content['application/json'].schema
+  t.ok(addBody.properties.password, 'adding a passkey takes the password')
+  t.same(addBody.required, ['response'], 'a missing password is a wrong one (401), not a 400')
+  t.ok(codesOf(add[401]).includes('FST_PWAUTH_INVALID_CREDENTIALS'), 'a wrong password: Login\'s 401')
+  t.ok(codesOf(add[429]).includes('FST_PWAUTH_TOO_MANY_ATTEMPTS'), 'section 6\'s 429')
+  t.ok(add[403] !== undefined && codesOf(add[403]).includes('FST_PWAUTH_PASSWORD_RESET_REQUIRED'))
+  for (const path of ['/Auth/Passkeys/RegisterOptions', '/Auth/Passkeys']) {
+    t.notOk(codesOf(document.paths[path].post.responses[401]).includes('FST_PWAUTH_REAUTHENTICATION_REQUIRED'), `${path}: the password stands for the recent authentication`)
+  }
   t.same(codesOf(document.paths['/Auth/LoginPasskey'].post.responses[401]), ['FST_PWAUTH_PASSKEY_INVALID'])
+  t.notOk(document.paths['/Auth/LoginPasskey'].post.description.includes('per credential'), 'failures are counted on no credential')
   t.ok(document.paths['/Auth/Reauthenticate'].post.requestBody.content['application/json'].schema.properties.passkey, 'Reauthenticate takes a passkey')
   t.ok(document.paths['/Auth/LoginMfa'].post.requestBody.content['application/json'].schema.properties.passkey, 'LoginMfa takes a passkey')
   t.same(document.paths['/Auth/LoginMfa'].post.requestBody.content['application/json'].schema.required, ['mfaToken'])

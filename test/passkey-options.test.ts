@@ -33,7 +33,8 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['an origin that only ends like the rpId', { passkeys: { ...RP, origins: ['https://badexample.com'] } }, 'passkeys.origins: https://badexample.com is not on rpId example.com'],
   ['max 0', { passkeys: { ...RP, max: 0 } }, 'passkeys.max must be a whole number from 1 to 100'],
   ['passkeyTtl 0', { passkeys: RP, passkeyTtl: 0 }, 'passkeyTtl must be a whole number of seconds from 1 to 3600'],
-  ['a passkey store without use()', { passkeys: RP, passkeyStore: { userHandle () {}, add () {}, get () {}, list () {}, remove () {}, removeAll () {} } }, 'the "passkeyStore" store has no method use()'],
+  ['a passkey store without use()', { passkeys: RP, passkeyStore: { userHandle () {}, generation () {}, add () {}, get () {}, list () {}, remove () {}, removeAll () {} } }, 'the "passkeyStore" store has no method use()'],
+  ['a passkey store without generation()', { passkeys: RP, passkeyStore: { userHandle () {}, add () {}, get () {}, list () {}, use () {}, remove () {}, removeAll () {} } }, 'the "passkeyStore" store has no method generation()'],
   ['passwordReset.keepPasskey', { deliver: () => {}, passwordReset: { keepPasskey: true } }, 'unknown option passwordReset.keepPasskey: did you mean passwordReset.keepPasskeys?'],
   ['passwordReset.keepPasskeys not a boolean', { deliver: () => {}, passwordReset: { keepPasskeys: 'yes' } }, 'passwordReset.keepPasskeys must be true or false']
 ]

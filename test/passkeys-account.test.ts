@@ -11,7 +11,7 @@ async function withPasskey (t: Parameters<typeof accountApp>[0]) {
   const access = await token()
   const key = new SoftAuthenticator({ origin: ORIGIN })
   const options = (await post('/Passkeys/RegisterOptions', access)).json()
-  t.equal((await post('/Passkeys', access, { response: key.create(options), name: 'Laptop' })).statusCode, 201)
+  t.equal((await post('/Passkeys', access, { response: key.create(options), name: 'Laptop', password: PASSWORD })).statusCode, 201)
   const signIn = async () => await post('/LoginPasskey', undefined, { response: key.get((await post('/Passkeys/LoginOptions', undefined)).json()) })
   t.equal((await signIn()).statusCode, 200, 'the passkey signs in')
   return { ...built, access, key, signIn }
@@ -44,4 +44,30 @@ t.test('admin.removePasskeys removes them, ends the sessions and tells the owner
   t.ok(messages.some((m) => m.type === 'passkey_removed' && m.to === EMAIL))
   t.ok(events.some((e) => e.type === 'admin.passkeys_removed' && e.accountId === ada.id))
   t.ok(events.some((e) => e.type === 'passkey.removed' && e.accountId === ada.id && e.count === 1))
+})
+
+t.test('admin.requirePasswordReset removes the passkeys as the reset would, whatever keepPasskeys says', async (t) => {
+  const built = await accountApp(t, { passkeys: PASSKEYS, passwordReset: { keepPasskeys: true } })
+  const { app, ada, post, token, events } = built
+  const access = await token()
+  const key = new SoftAuthenticator({ origin: ORIGIN })
+  const options = (await post('/Passkeys/RegisterOptions', access)).json()
+  t.equal((await post('/Passkeys', access, { response: key.create(options), password: PASSWORD })).statusCode, 201)
+  t.equal(await app.passwordAuth.admin.requirePasswordReset(ada.id, { admin: 'support:grace' }), true)
+  const signIn = await post('/LoginPasskey', undefined, { response: key.get((await post('/Passkeys/LoginOptions', undefined)).json()) })
+  t.equal(signIn.statusCode, 401, 'the passkey signs in no more: until the reset nothing does')
+  t.ok(events.some((e) => e.type === 'passkey.removed' && e.accountId === ada.id && e.count === 1))
+})
+
+t.test('admin.removePasskeys with nothing to remove tells nobody of a removal', async (t) => {
+  const { app, ada, access, me, messages, events } = await (async () => {
+    const built = await accountApp(t, { passkeys: PASSKEYS })
+    return { ...built, access: await built.token() }
+  })()
+  t.equal(await app.passwordAuth.admin.removePasskeys(ada.id, { admin: 'support:grace' }), true)
+  t.equal((await me(access)).statusCode, 401, 'the sessions end all the same')
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.notOk(messages.some((m) => m.type === 'passkey_removed'), 'no passkey_removed message')
+  t.notOk(events.some((e) => e.type === 'passkey.removed'), 'no passkey.removed event')
+  t.ok(events.some((e) => e.type === 'admin.passkeys_removed' && e.admin === 'support:grace'), 'the admin\'s action is recorded')
 })

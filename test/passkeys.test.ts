@@ -64,13 +64,28 @@ t.test('a counter that goes back: refused on a device-bound passkey, accepted wi
   t.match(events.filter((e) => e.type === 'passkey.counter_regressed').at(-1), { synced: true, storedCounter: 5, receivedCounter: 3 })
 })
 
+t.test('W3C §7.2: a clone reporting counter 0 after 5 is refused on a device-bound passkey, accepted with the event on a synced one', async (t) => {
+  const { token, register, signIn, authenticator, events } = await passkeyApp(t)
+  for (const synced of [false, true]) {
+    const key = authenticator(synced)
+    t.equal((await register(await token(), key)).statusCode, 201)
+    t.equal((await signIn(key, { counter: 5 })).statusCode, 200, 'the original reports 5')
+    const clone = await signIn(key, { counter: 0 })
+    t.equal(clone.statusCode, synced ? 200 : 401, synced ? 'synced: accepted' : 'device-bound: refused')
+    t.match(events.filter((e) => e.type === 'passkey.counter_regressed').at(-1), { synced, storedCounter: 5, receivedCounter: 0, passkeyId: key.credentials[0]!.id })
+    if (!synced) t.ok(events.some((e) => e.type === 'passkey.failed' && e.reason === 'counter_regressed'))
+    t.equal((await signIn(key, { counter: 6 })).statusCode, 200, 'the original goes on: 5 was kept as the stored counter')
+    t.equal((await signIn(key, { counter: 0 })).statusCode, synced ? 200 : 401, 'and 0 stays a regression')
+  }
+})
+
 t.test('every mistake is one 401 PASSKEY_INVALID', async (t) => {
   const { token, register, signIn, loginOptions, post, authenticator, accounts, events } = await passkeyApp(t, { passkeys: { ...PASSKEYS, max: 100 } })
   accounts.add({ email: 'bea@example.com', passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
   const beaKey = authenticator()
   t.equal((await register(await token('bea@example.com'), beaKey)).statusCode, 201)
 
-  // Each case with a passkey of its own: failures count per credential.
+  // Each case with a passkey of its own (a replay or a counter case would spoil a shared one).
   const cases: Array<[string, (key: SoftAuthenticator) => Promise<{ statusCode: number, json: () => any }>]> = [
     ['a wrong origin', async (key) => await signIn(key, { origin: 'https://evil.example' })],
     ['an origin of another port', async (key) => await signIn(key, { origin: 'http://localhost:3001' })],
@@ -165,40 +180,62 @@ t.test('registration refuses: a credential already stored, a challenge of anothe
   const attestation = Buffer.from(again.response.attestationObject as string, 'base64url')
   const fresh = Buffer.from(again.id, 'base64url')
   attestation.set(Buffer.from(stolen, 'base64url'), attestation.indexOf(fresh))
-  await refused('a credential id stored for another account', await post('/Passkeys', bea, { response: { ...again, id: stolen, rawId: stolen, response: { ...again.response, attestationObject: attestation.toString('base64url') } } }))
+  await refused('a credential id stored for another account', await post('/Passkeys', bea, { password: PASSWORD, response: { ...again, id: stolen, rawId: stolen, response: { ...again.response, attestationObject: attestation.toString('base64url') } } }))
   const adaOptions = (await post('/Passkeys/RegisterOptions', ada)).json()
-  await refused('a challenge issued to another account', await post('/Passkeys', bea, { response: authenticator().create(adaOptions) }))
+  await refused('a challenge issued to another account', await post('/Passkeys', bea, { password: PASSWORD, response: authenticator().create(adaOptions) }))
   await refused('user verification off', await register(ada, authenticator(), { uv: false }))
   await refused('a wrong origin', await register(ada, authenticator(), { origin: 'https://evil.example' }))
   await refused('a wrong rpId', await register(ada, authenticator(), { rpId: 'example.com' }))
   const replayOptions = (await post('/Passkeys/RegisterOptions', ada)).json()
   const replayKey = authenticator()
-  t.equal((await post('/Passkeys', ada, { response: replayKey.create(replayOptions) })).statusCode, 201)
-  await refused('a used challenge', await post('/Passkeys', ada, { response: authenticator().create(replayOptions) }))
+  t.equal((await post('/Passkeys', ada, { password: PASSWORD, response: replayKey.create(replayOptions) })).statusCode, 201)
+  await refused('a used challenge', await post('/Passkeys', ada, { password: PASSWORD, response: authenticator().create(replayOptions) }))
   const limit = await register(ada, authenticator())
   t.equal(limit.statusCode, 409)
   t.equal(limit.json().code, 'FST_PWAUTH_PASSKEY_LIMIT')
 })
 
-t.test('enrolment needs a recent authentication and, with two factors on, a session that proved one', async (t) => {
-  const { app, token, post, register, authenticator, clock, enable, challenge, loginMfa, stepUp, ada } = await passkeyApp(t, {}, {
+t.test('enrolment takes the password, which stands for the recent authentication; a fresh token alone enrols nothing', async (t) => {
+  const { token, register, authenticator, clock, get, login, events, messages } = await passkeyApp(t)
+  // A token taken by script in the page: fresh, but without the password.
+  const fresh = await token()
+  const stolen = authenticator()
+  for (const [name, password] of [['no password', null], ['a wrong password', 'a wrong password of some length']] as const) {
+    const refused = await register(fresh, stolen, {}, undefined, password)
+    t.equal(refused.statusCode, 401, name)
+    t.equal(refused.json().code, 'FST_PWAUTH_INVALID_CREDENTIALS', name)
+    t.ok(refused.headers['www-authenticate'], `${name}: Login's 401`)
+  }
+  t.same((await get('/Passkeys', fresh)).json(), [], 'nothing enrolled')
+  t.notOk(messages.some((m) => m.type === 'passkey_added'))
+  t.match(events.filter((e) => e.type === 'session.reauthentication_failed'), [{ route: 'Passkeys', reason: 'wrong_password' }, { route: 'Passkeys', reason: 'wrong_password' }])
+
+  // The password is the recent authentication: a session proved long ago needs no Reauthenticate.
+  clock.advance(-301_000)
+  const stale = await token()
+  clock.advance(301_000)
+  t.equal((await register(stale, authenticator())).statusCode, 201, 'an old session with the password enrols')
+
+  // Counted on section 6's counters (the success above reset them): after 5 wrong ones the e-mail is blocked, here and at Login.
+  for (let i = 0; i < 5; i++) t.equal((await register(fresh, stolen, {}, undefined, 'another wrong password')).statusCode, 401)
+  const blocked = await register(fresh, stolen)
+  t.equal(blocked.statusCode, 429, 'blocked, the right password too')
+  t.ok(Number(blocked.headers['retry-after']) >= 1)
+  t.equal((await login()).statusCode, 429, 'the e-mail\'s counter: Login is blocked as well')
+})
+
+t.test('enrolment with two factors on needs a session that proved one', async (t) => {
+  const { app, post, register, authenticator, enable, challenge, loginMfa, stepUp, ada } = await passkeyApp(t, {}, {
     // A session the host started after its own check of the password: no second factor proved.
     routes: (app) => { app.post('/host-login', async (request, reply) => await app.passwordAuth.sessions.start(ada.id, { request, reply })) }
   })
-  clock.advance(-301_000)
-  const staleToken = await token()
-  clock.advance(301_000)
-  for (const url of ['/Passkeys/RegisterOptions', '/Passkeys']) {
-    const stale = await post(url, staleToken, url === '/Passkeys' ? { response: {} } : undefined)
-    t.equal(stale.statusCode, 401, url)
-    t.equal(stale.json().code, 'FST_PWAUTH_REAUTHENTICATION_REQUIRED', url)
-  }
-
   const { secret } = await enable()
   const passwordOnly = (await app.inject({ method: 'POST', url: '/host-login' })).json().accessToken
-  const refused = await post('/Passkeys/RegisterOptions', passwordOnly)
-  t.equal(refused.statusCode, 401)
-  t.equal(refused.json().code, 'FST_PWAUTH_MFA_REQUIRED')
+  for (const url of ['/Passkeys/RegisterOptions', '/Passkeys']) {
+    const refused = await post(url, passwordOnly, url === '/Passkeys' ? { response: authenticator().create({ challenge: 'AAAA', rp: { id: 'localhost' }, user: { id: 'AAAA' } }), password: PASSWORD } : undefined)
+    t.equal(refused.statusCode, 401, url)
+    t.equal(refused.json().code, 'FST_PWAUTH_MFA_REQUIRED', url)
+  }
   const mfaToken = await challenge()
   const full = (await loginMfa(mfaToken, totpCode(secret, Math.floor(Date.now() / 30_000) + 1))).json().accessToken
   const key = authenticator()
@@ -223,22 +260,26 @@ t.test('remove: the caller\'s own only (404 for another\'s, as for an unknown id
   t.equal((await signIn(key)).statusCode, 401, 'a removed passkey signs in no more')
 })
 
-t.test('failures count per credential (5 free, then 429), never on the e-mail\'s counter', async (t) => {
-  const { token, register, signIn, authenticator, login } = await passkeyApp(t)
+t.test('failures are counted on no credential and no e-mail: forged assertions naming the owner\'s passkey never block it', async (t) => {
+  const { token, register, signIn, authenticator, login, events } = await passkeyApp(t)
   const key = authenticator()
   t.equal((await register(await token(), key)).statusCode, 201)
-  for (let i = 0; i < 5; i++) t.equal((await signIn(key, { uv: false })).statusCode, 401)
-  const blocked = await signIn(key)
-  t.equal(blocked.statusCode, 429)
-  t.ok(Number(blocked.headers['retry-after']) >= 1)
+  const { generateKeyPairSync } = await import('node:crypto')
+  // Whoever knows the credential id: assertions over fresh challenges, signed by another key or without user verification.
+  const forged = { ...key.credentials[0]!, privateKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey }
+  for (let i = 0; i < 12; i++) {
+    const answer = i % 2 === 0 ? await signIn(key, {}, forged) : await signIn(key, { uv: false })
+    t.equal(answer.statusCode, 401, `forgery ${i + 1}`)
+    t.equal(answer.json().code, 'FST_PWAUTH_PASSKEY_INVALID')
+  }
+  t.equal(events.filter((e) => e.type === 'passkey.failed' && e.route === 'LoginPasskey').length, 12, 'each failure emits passkey.failed')
+  t.equal((await signIn(key)).statusCode, 200, 'the owner\'s passkey still signs in')
   t.equal((await login()).statusCode, 200, 'the e-mail\'s password is not blocked by the passkey\'s failures')
 
   // An e-mail held blocked by a stranger does not stop the owner's passkey.
-  const other = authenticator()
-  t.equal((await register(await token(), other)).statusCode, 201)
   for (let i = 0; i < 12; i++) await login(EMAIL, 'wrong password')
   t.equal((await login()).statusCode, 429, 'the e-mail is blocked')
-  t.equal((await signIn(other)).statusCode, 200, 'the passkey still signs in')
+  t.equal((await signIn(key)).statusCode, 200, 'the passkey still signs in')
 })
 
 t.test('of 20 concurrent uses of one assertion, one signs in', async (t) => {
@@ -248,8 +289,7 @@ t.test('of 20 concurrent uses of one assertion, one signs in', async (t) => {
   const response = key.get(await loginOptions())
   const answers = await Promise.all(Array.from({ length: 20 }, async () => await post('/LoginPasskey', undefined, { response })))
   t.equal(answers.filter((a) => a.statusCode === 200).length, 1)
-  // The others: 401, or 429 while as many attempts as the credential has free failures are in flight.
-  t.ok(answers.every((a) => [200, 401, 429].includes(a.statusCode)))
+  t.ok(answers.every((a) => [200, 401].includes(a.statusCode)), 'the others: the one 401')
 })
 
 t.test('a passkey as the second factor at LoginMfa; a wrong one counts as a wrong code', async (t) => {
@@ -366,7 +406,7 @@ t.test('the guide\'s options block works as written: register, sign in, satisfy 
   const key = new SoftAuthenticator({ origin: 'https://app.example.com' })
   const options = (await post('/Auth/Passkeys/RegisterOptions', token)).json()
   t.equal(options.rp.id, 'example.com')
-  t.equal((await post('/Auth/Passkeys', token, { response: key.create(options) })).statusCode, 201)
+  t.equal((await post('/Auth/Passkeys', token, { response: key.create(options), password: PASSWORD })).statusCode, 201)
   t.equal((await app.inject({ url: '/payouts', headers: { authorization: `Bearer ${token}` } })).statusCode, 401, 'a password session: no second factor')
   const signedIn = await post('/Auth/LoginPasskey', undefined, { response: key.get((await post('/Auth/Passkeys/LoginOptions')).json()) })
   t.equal(signedIn.statusCode, 200)
@@ -377,7 +417,7 @@ t.test('the guide\'s options block works as written: register, sign in, satisfy 
 })
 
 t.test('an unknown credential and a known one are refused in the same time (the unknown one is checked against a decoy key)', async (t) => {
-  const { token, register, post, loginOptions, authenticator } = await passkeyApp(t, { passkeys: { ...PASSKEYS, max: 100 } })
+  const { token, register, post, loginOptions, authenticator } = await passkeyApp(t)
   const known = authenticator()
   t.equal((await register(await token(), known)).statusCode, 201)
   const stranger = authenticator()
@@ -392,14 +432,11 @@ t.test('an unknown credential and a known one are refused in the same time (the 
   }
   const knownTimes: number[] = []
   const unknownTimes: number[] = []
-  // Failures count per credential: each known attempt from a fresh copy of the credential id would be throttled after 5,
-  // so the known credential's attempts are spread over fresh registrations.
+  // No credential is counted: one known credential takes every forged attempt.
+  const bad = { ...known.credentials[0]!, privateKey: forged.privateKey }
   for (let i = 0; i < 16; i++) {
-    const key = authenticator()
-    t.equal((await register(await token(), key)).statusCode, 201)
-    const bad = { ...key.credentials[0]!, privateKey: forged.privateKey }
     unknownTimes.push(await timeOf(stranger.get(await loginOptions(), {}, { ...unknownKey, id: `${'C'.repeat(21)}${'ABCDEFGHIJKLMNOP'[i]}` })))
-    knownTimes.push(await timeOf(key.get(await loginOptions(), {}, bad)))
+    knownTimes.push(await timeOf(known.get(await loginOptions(), {}, bad)))
   }
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!
   const [k, u] = [median(knownTimes.slice(2)), median(unknownTimes.slice(2))]
@@ -432,4 +469,15 @@ t.test('a clientDataJSON that is not JSON, or not an object, is refused; a store
   }
   failing = false
   t.equal((await signIn(key)).statusCode, 200, 'the failures of the outage were not counted against the passkey')
+})
+
+t.test('POST /Passkeys runs argon2, so it counts against Login\'s per-IP limit (one budget, not one of its own)', async (t) => {
+  const { token, register, authenticator, login } = await passkeyApp(t, { rateLimit: { max: 3, timeWindow: 60_000 } })
+  const accessToken = await token() // 1
+  t.equal((await register(accessToken, authenticator(), {}, undefined, 'a wrong password of some length')).statusCode, 401) // 2
+  t.equal((await register(accessToken, authenticator())).statusCode, 201) // 3
+  const limited = await login()
+  t.equal(limited.statusCode, 429, 'Login finds the budget spent')
+  t.equal(limited.json().code, 'FST_PWAUTH_TOO_MANY_ATTEMPTS')
+  t.equal((await register(accessToken, authenticator())).statusCode, 429, 'and so does POST /Passkeys')
 })

@@ -44,13 +44,13 @@ export interface PasskeyResult {
   verificationCpuMicros: { plugin: number, raw: number }
 }
 
-/** The accounts' passkeys, enrolled through the routes: Login, RegisterOptions, POST /Auth/Passkeys. */
+/** The accounts' passkeys, enrolled through the routes: Login, RegisterOptions, POST /Auth/Passkeys (with the password). */
 async function enrol (server: Server): Promise<BenchPasskey[]> {
   return await fourAtATime(Array.from({ length: PASSKEYS }, (_, i) => activeEmail(FIRST_ACCOUNT + i)), async (email) => {
     const { accessToken } = await postJson(server, '/Auth/Login', { email, password: BENCH_PASSWORD })
     const options = await postJson(server, '/Auth/Passkeys/RegisterOptions', {}, accessToken)
     const passkey = new BenchPasskey()
-    await postJson(server, '/Auth/Passkeys', passkey.create(options as { challenge: string, user: { id: string } }), accessToken)
+    await postJson(server, '/Auth/Passkeys', { ...passkey.create(options as { challenge: string, user: { id: string } }), password: BENCH_PASSWORD }, accessToken)
     return passkey
   })
 }

@@ -9,7 +9,7 @@ let accessToken = null
 
 const $ = (id) => document.getElementById(id)
 const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable',
-  'change-email', 'email-change-confirm', 'email-revert', 'delete']
+  'change-email', 'email-change-confirm', 'email-revert', 'delete', 'passkey-new']
 const show = (id) => { for (const view of VIEWS) $(view).hidden = view !== id }
 const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
 const problemCode = async (response) => (await response.clone().json().catch(() => ({}))).code
@@ -357,7 +357,7 @@ $('reset').onsubmit = async (event) => {
 }
 
 const passkeys = installPasskeys({
-  call, post, json, auth, say, showAccount, withRecentAuth, problemCode, $, signedIn: async (token) => { accessToken = token; await showAccount() }
+  call, post, json, auth, say, show, showAccount, withRecentAuth, problemCode, $, signedIn: async (token) => { accessToken = token; await showAccount() }
 })
 $('email-change').onclick = () => { say(''); show('change-email') }
 $('change-email-cancel').onclick = async () => { $('change-email').reset(); say(''); await showAccount() }

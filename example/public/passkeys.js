@@ -1,11 +1,11 @@
-// Passkeys in the demo (contract §18), with @simplewebauthn/browser (webauthn.js, a global): add one after a
-// recent sign-in, list and remove them, sign in with one (also from the e-mail field's autofill), and confirm
+// Passkeys in the demo (contract §18), with @simplewebauthn/browser (webauthn.js, a global): add one with the
+// password (a stolen session alone adds none), list and remove them, sign in with one (also from the e-mail field's autofill), and confirm
 // it is you with one (Reauthenticate on this session), from its own button or the re-authentication prompt.
 const { startRegistration, startAuthentication, browserSupportsWebAuthn, browserSupportsWebAuthnAutofill } = globalThis.SimpleWebAuthnBrowser
 
-/** `app`: what app.js shares: call, post, json, auth, say, showAccount, withRecentAuth, signedIn, $. */
+/** `app`: what app.js shares: call, post, json, auth, say, show, showAccount, withRecentAuth, problemCode, signedIn, $. */
 export function installPasskeys (app) {
-  const { call, post, json, auth, say, showAccount, withRecentAuth, signedIn, $ } = app
+  const { call, post, json, auth, say, show, showAccount, withRecentAuth, problemCode, signedIn, $ } = app
   const url = (path) => new URL(path, auth)
 
   /** A ceremony the user may cancel: null then, and a calm message (none for the autofill's, which is silent). */
@@ -23,7 +23,7 @@ export function installPasskeys (app) {
     const response = await ceremony(async () => await startAuthentication({ optionsJSON, useBrowserAutofill }), useBrowserAutofill)
     if (response === null) return
     const answer = await post(url('LoginPasskey'), { response })
-    if (!answer.ok) return say(answer.status === 429 ? 'Too many attempts with this passkey: wait a little.' : 'That passkey did not work.')
+    if (!answer.ok) return say(answer.status === 429 ? 'Too many attempts: wait a little.' : 'That passkey did not work.')
     say('')
     await signedIn((await answer.json()).accessToken)
   }
@@ -66,14 +66,29 @@ export function installPasskeys (app) {
     }))
   }
 
-  $('passkey-add').onclick = async () => {
-    const options = await withRecentAuth(async () => await call(url('Passkeys/RegisterOptions'), json()))
-    if (!options.ok) return say(await app.problemCode(options) === 'FST_PWAUTH_MFA_REQUIRED' ? 'Sign in with your code first.' : 'That did not work.')
+  // The password stands for a recent sign-in: adding a passkey asks for it, and for no Reauthenticate.
+  $('passkey-add').onclick = () => { say(''); show('passkey-new') }
+  $('passkey-new-cancel').onclick = async () => { $('passkey-new').reset(); say(''); await showAccount() }
+  $('passkey-new').onsubmit = async (event) => {
+    event.preventDefault()
+    const password = new FormData($('passkey-new')).get('password')
+    $('passkey-new').reset()
+    const options = await call(url('Passkeys/RegisterOptions'), json())
+    if (!options.ok) {
+      await showAccount()
+      return say(await problemCode(options) === 'FST_PWAUTH_MFA_REQUIRED' ? 'Sign in with your code first.' : 'That did not work.')
+    }
     const response = await ceremony(async () => await startRegistration({ optionsJSON: await options.json() }))
-    if (response === null) return
-    const added = await call(url('Passkeys'), json({ response, name: navigator.platform || 'Passkey' }))
-    say(added.ok ? 'Your passkey is added.' : added.status === 409 ? 'You have as many passkeys as allowed: remove one first.' : 'That passkey was not accepted.', added.ok)
+    if (response === null) return await showAccount()
+    const added = await call(url('Passkeys'), json({ response, name: navigator.platform || 'Passkey', password }))
     await showAccount()
+    say(added.ok ? 'Your passkey is added.' : added.status === 409 ? 'You have as many passkeys as allowed: remove one first.' : await refusal(added), added.ok)
+  }
+
+  /** What a refused POST /Passkeys tells the user: the password comes first. */
+  async function refusal (response) {
+    if (response.status === 429) return 'Too many attempts: wait a little.'
+    return await problemCode(response) === 'FST_PWAUTH_INVALID_CREDENTIALS' ? 'That password did not work.' : 'That passkey was not accepted.'
   }
 
   /** Reauthenticate with a passkey: its answer, or null when the user cancelled the ceremony. */

@@ -153,12 +153,17 @@
 //     account_id text PRIMARY KEY,
 //     handle text NOT NULL UNIQUE
 //   );
+//   CREATE TABLE IF NOT EXISTS "auth_passkeys_generations" (
+//     account_id text PRIMARY KEY,
+//     generation bigint NOT NULL
+//   );
 //   CREATE OR REPLACE FUNCTION "auth_passkeys_add"(p_id text, p_account text, p_public_key text, p_counter bigint, p_be boolean, p_bs boolean,
-//     p_transports text[], p_name text, p_created float8, p_max integer)
+//     p_transports text[], p_name text, p_created float8, p_max integer, p_generation bigint)
 //   RETURNS text LANGUAGE plpgsql AS $add$
 //   BEGIN
-//     -- One add per account at a time, so the count below stays true until the insert.
+//     -- One add or removal per account at a time, so the generation and the count below stay true until the insert.
 //     PERFORM pg_advisory_xact_lock(hashtext('auth_passkeys'), hashtext(p_account));
+//     IF coalesce((SELECT generation FROM "auth_passkeys_generations" WHERE account_id = p_account), 0) <> p_generation THEN RETURN 'outrun'; END IF;
 //     IF EXISTS (SELECT 1 FROM "auth_passkeys" WHERE credential_id = p_id) THEN RETURN 'duplicate'; END IF;
 //     IF (SELECT count(*) FROM "auth_passkeys" WHERE account_id = p_account) >= p_max THEN RETURN 'limit'; END IF;
 //     INSERT INTO "auth_passkeys" (credential_id, account_id, public_key, counter, backup_eligible, backed_up, transports, name, created_at)
@@ -167,6 +172,30 @@
 //     RETURN 'added';
 //   END
 //   $add$;
+//   CREATE OR REPLACE FUNCTION "auth_passkeys_remove_all"(p_account text)
+//   RETURNS integer LANGUAGE plpgsql AS $remove_all$
+//   DECLARE removed integer;
+//   BEGIN
+//     PERFORM pg_advisory_xact_lock(hashtext('auth_passkeys'), hashtext(p_account));
+//     INSERT INTO "auth_passkeys_generations" AS g (account_id, generation) VALUES (p_account, 1)
+//       ON CONFLICT (account_id) DO UPDATE SET generation = g.generation + 1;
+//     DELETE FROM "auth_passkeys" WHERE account_id = p_account;
+//     GET DIAGNOSTICS removed = ROW_COUNT;
+//     RETURN removed;
+//   END
+//   $remove_all$;
+//   CREATE OR REPLACE FUNCTION "auth_passkeys_forget"(p_account text)
+//   RETURNS integer LANGUAGE plpgsql AS $forget$
+//   DECLARE removed integer;
+//   BEGIN
+//     PERFORM pg_advisory_xact_lock(hashtext('auth_passkeys'), hashtext(p_account));
+//     DELETE FROM "auth_passkeys" WHERE account_id = p_account;
+//     GET DIAGNOSTICS removed = ROW_COUNT;
+//     DELETE FROM "auth_passkeys_handles" WHERE account_id = p_account;
+//     DELETE FROM "auth_passkeys_generations" WHERE account_id = p_account;
+//     RETURN removed;
+//   END
+//   $forget$;
 //   CREATE TABLE IF NOT EXISTS "auth_trusted_devices_generations" (
 //     account_id text PRIMARY KEY,
 //     generation integer NOT NULL

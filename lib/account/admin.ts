@@ -19,15 +19,22 @@ export interface AdminActor { admin: string }
 export interface AdminApi {
   /**
    * Ends every session and makes the current password answer 403 PASSWORD_RESET_REQUIRED (after it verified) at
-   * Login, ChangePassword and Reauthenticate, until a reset; sends the account a reset link. Needs `passwordReset`.
-   * Resolves false if there is no such account.
+   * Login, ChangePassword and Reauthenticate, until a reset; removes every passkey, whatever
+   * `passwordReset.keepPasskeys` says (the account may be in someone else's hands); sends the account a reset link.
+   * Needs `passwordReset`. Resolves false if there is no such account.
    */
   requirePasswordReset (accountId: string, actor: AdminActor): Promise<boolean>
   /** Clears the e-mail's attempt counter: its failures and its block. */
   unblock (email: string, actor: AdminActor): Promise<void>
-  /** Removes the second factor, ends every session, sends mfa_disabled. Needs `mfa`. False if there is no such account. */
+  /**
+   * Removes the second factor and ends every session; sends mfa_disabled (and emits mfa.disabled) only if two factors
+   * were on. Needs `mfa`. False if there is no such account.
+   */
   resetSecondFactor (accountId: string, actor: AdminActor): Promise<boolean>
-  /** Removes every passkey, ends every session, sends passkey_removed. Throws while passkeys are not configured. */
+  /**
+   * Ends every session and removes every passkey; sends passkey_removed (and emits passkey.removed) only if there was
+   * one. Throws while passkeys are not configured. False if there is no such account.
+   */
   removePasskeys (accountId: string, actor: AdminActor): Promise<boolean>
   /** The account's recent security events, newest first (default and most 100). */
   activity (accountId: string, options?: { limit?: number }): Promise<ActivityRecord[]>
@@ -92,6 +99,8 @@ export function createAdmin (parts: AdminParts): AdminApi {
       const account = await findById(accountIdOf(accountId, 'requirePasswordReset'))
       if (account === null || !await markAccount(account)) return false
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
+      // As the reset itself would, and after the new credential version: a registration in flight is outrun.
+      await passkeys?.removeAll(caller, account.id)
       // The link carries the new credential version, so it works where every older token does not.
       const marked = await findById(account.id)
       if (marked !== null) await sendResetLink(caller, marked)
@@ -112,9 +121,12 @@ export function createAdmin (parts: AdminParts): AdminApi {
       if (forgetSecondFactor === undefined) throw new TypeError('fastify-password-auth: admin.resetSecondFactor: two factors are not configured (the mfa option)')
       const account = await findById(accountIdOf(accountId, 'resetSecondFactor'))
       if (account === null) return false
-      await forgetSecondFactor(caller, account.id)
+      const wasOn = await forgetSecondFactor(caller, account.id)
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
-      notify({ type: 'mfa_disabled', to: account.email, accountId: account.id })
+      if (wasOn) {
+        emit(undefined, { type: 'mfa.disabled', accountId: account.id })
+        notify({ type: 'mfa_disabled', to: account.email, accountId: account.id })
+      }
       emit(undefined, { type: 'admin.second_factor_reset', admin, accountId: account.id, sessionsEnded })
       return true
     },
@@ -124,9 +136,9 @@ export function createAdmin (parts: AdminParts): AdminApi {
       if (passkeys === undefined) throw new TypeError('fastify-password-auth: admin.removePasskeys: passkeys are not configured')
       const account = await findById(accountIdOf(accountId, 'removePasskeys'))
       if (account === null) return false
-      await passkeys.removeAll(caller, account.id)
+      // The sessions first: a registration in flight then fails the guard's check, or is outrun by the removal.
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
-      notify({ type: 'passkey_removed', to: account.email, accountId: account.id })
+      if (await passkeys.removeAll(caller, account.id) > 0) notify({ type: 'passkey_removed', to: account.email, accountId: account.id })
       emit(undefined, { type: 'admin.passkeys_removed', admin, accountId: account.id, sessionsEnded })
       return true
     },

@@ -30,7 +30,7 @@ export type VerificationFailureReason = 'invalid_token' | 'taken'
 export type BreachCheckFailure = 'timeout' | 'error' | 'status' | 'garbage' | 'busy'
 
 /** The routes that verify the account's current password. */
-export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount'
+export type PasswordRoute = 'Login' | 'ChangePassword' | 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount' | 'Passkeys'
 
 /** Why a verified password may not be used: an admin required a reset, or it is known to be breached. */
 export type ResetRequiredReason = 'admin' | 'breached'
@@ -64,11 +64,13 @@ export type PasskeyRoute = 'Passkeys' | 'LoginPasskey' | 'Reauthenticate' | 'Log
  * Why a passkey response was refused (one answer for all of them): the challenge was unknown, used, of another
  * purpose or account; the credential is not stored; the library's verification failed (origin, rpId, type,
  * signature, user presence or verification); `cross_origin` set; the user handle is not the owner's; the
- * owner is inactive or not the caller; the counter went back on a device-bound passkey; a concurrent use won.
+ * owner is inactive or not the caller; the counter did not grow on a device-bound passkey; a concurrent use won.
+ * At registration also: the credential id is stored already (`duplicate`), or every passkey of the account was
+ * removed while the registration was in flight (`outrun`).
  */
 export type PasskeyFailureReason =
   | 'challenge' | 'unknown_credential' | 'verification' | 'cross_origin' | 'user_handle' | 'inactive_account' | 'wrong_account'
-  | 'counter_regressed' | 'counter_conflict' | 'duplicate' | 'throttled'
+  | 'counter_regressed' | 'counter_conflict' | 'duplicate' | 'outrun'
 
 /** What the plugin reports. Never carries a password, a hash or a token. */
 export type AuthEventDetails =
@@ -119,8 +121,8 @@ export type AuthEventDetails =
   | { type: 'session.reuse_detected', accountId: string, sessionId: string }
   /** Reauthenticate: the password was proved again (succeeded) or not (failed, with Login's reasons or 'throttled'). */
   | { type: 'session.reauthenticated', accountId: string, sessionId: string }
-  /** `route`: a password sent with Mfa/Confirm, Disable or RecoveryCodes, ChangeEmail or DeleteAccount, which stands for their recent authentication; absent for Reauthenticate. */
-  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount' }
+  /** `route`: a password sent with Mfa/Confirm, Disable or RecoveryCodes, ChangeEmail, DeleteAccount or Passkeys, which stands for their recent authentication; absent for Reauthenticate. */
+  | { type: 'session.reauthentication_failed', reason: LoginFailureReason | 'throttled', accountId: string, sessionId: string, device?: boolean, route?: 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount' | 'Passkeys' }
   /**
    * ForgotPassword, after its answer: a reset message went out (`sent`), or none did and why. The same
    * 202 was answered in every case.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { LoginMfaBody, mfaCode, ReauthenticateBody } from './schemas.js'
+import { ConfirmMfaBody, LoginMfaBody, mfaCode, ReauthenticateBody } from './schemas.js'
 
 /** base64url, as WebAuthn's JSON forms carry bytes. */
 const bytes = (description: string, maxLength = 4096) => Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+={0,2}$', description })
@@ -38,9 +38,12 @@ export const PasskeyAttestation = Type.Object({
   clientExtensionResults: ClientExtensions
 }, { description: 'A registration response (RegistrationResponseJSON).' })
 
+/** POST /Passkeys: the password as Mfa/Confirm takes it (a missing one is a wrong one, counted), with its device token. */
 export const RegisterPasskeyBody = Type.Object({
   response: PasskeyAttestation,
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'The name you know it by (default "Passkey").' }))
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'The name you know it by (default "Passkey").' })),
+  password: ConfirmMfaBody.properties.password,
+  deviceToken: ConfirmMfaBody.properties.deviceToken
 })
 
 export const LoginPasskeyBody = Type.Object({ response: PasskeyAssertion })

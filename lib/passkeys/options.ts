@@ -4,7 +4,7 @@ import { assert, group, isInteger, isObject } from '../common/option-rules.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemoryPasskeyStore } from '../stores/memory/passkeys.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, AttemptStore, PasskeyStore, ThrottlePolicy } from '../stores/types.js'
+import type { AccountStore, PasskeyStore } from '../stores/types.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 import { Passkeys } from './passkeys.js'
 import type { RelyingParty } from './webauthn.js'
@@ -61,18 +61,15 @@ export function resolvePasskeys ({ passkeys = false, passkeyTtl = 300, passkeySt
 
 interface Parts {
   accounts: AccountStore
-  attempts: AttemptStore
   oneTimeTokens: OneTimeTokens
   storeCall: StoreCall
   emit: EmitEvent
   log: FastifyBaseLogger
-  /** The password throttle's policy: its blocks follow a credential's free failures. */
-  blocks: ThrottlePolicy
 }
 
 /** Passkeys, when on. */
-export function createPasskeys (resolved: ResolvedPasskeys | undefined, { blocks, ...parts }: Parts): Passkeys | undefined {
+export function createPasskeys (resolved: ResolvedPasskeys | undefined, parts: Parts): Passkeys | undefined {
   if (resolved === undefined) return undefined
   const { rp, max, ttlMs, store } = resolved
-  return new Passkeys({ ...parts, store, rp, max, ttlMs, throttle: blocks })
+  return new Passkeys({ ...parts, store, rp, max, ttlMs })
 }

@@ -1,9 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { EmitEvent, PasskeyFailureReason, PasskeyRoute } from '../common/events.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, AttemptStore, PasskeyStore, PasswordAuthAccount, StoredPasskey, ThrottlePolicy } from '../stores/types.js'
-import { reserveAttempt, retryAfterSeconds } from '../throttle/reserve-attempt.js'
+import type { AccountStore, PasskeyStore, PasswordAuthAccount, StoredPasskey } from '../stores/types.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 import { readClientData } from './client-data.js'
 import { decoyPublicKey, verifyAssertion, verifyRegistration, type RelyingParty } from './webauthn.js'
@@ -15,9 +14,6 @@ export interface AttestationJSON { id: string, response: { clientDataJSON: strin
 
 /** What a challenge is for: each is refused by every other (contract §18). */
 export type PasskeyPurpose = 'register' | 'login' | 'reauthenticate' | 'mfa'
-
-/** Failures per credential id before section 6's blocks start. */
-export const FREE_PASSKEY_FAILURES = 5
 
 /** A passkey as its owner sees it. */
 export interface PasskeyView {
@@ -36,7 +32,7 @@ export interface AcceptedPasskey {
   amr: readonly string[]
 }
 
-export type PasskeyCheck = AcceptedPasskey | { outcome: 'rejected', accountId?: string } | { outcome: 'throttled', retryAfter: number }
+export type PasskeyCheck = AcceptedPasskey | { outcome: 'rejected', accountId?: string }
 
 /** What register() did. */
 export type PasskeyRegistration = { outcome: 'added', passkey: PasskeyView } | { outcome: 'invalid' } | { outcome: 'limit' }
@@ -48,15 +44,12 @@ const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-
 export interface PasskeysOptions {
   store: PasskeyStore
   accounts: AccountStore
-  attempts: AttemptStore
   oneTimeTokens: OneTimeTokens
   storeCall: StoreCall
   emit: EmitEvent
   rp: RelyingParty
   ttlMs: number
   max: number
-  /** Section 6's blocks, which follow a credential's free failures. */
-  throttle: Omit<ThrottlePolicy, 'freeFailures'>
   /** For calls made outside a request (the host API). */
   log: FastifyBaseLogger
 }
@@ -78,14 +71,12 @@ export class Passkeys {
   readonly rp: RelyingParty
   readonly max: number
   readonly #o: PasskeysOptions
-  readonly #policy: ThrottlePolicy
   #decoy: Promise<string> | undefined
 
   constructor (options: PasskeysOptions) {
     this.#o = options
     this.rp = options.rp
     this.max = options.max
-    this.#policy = Object.freeze({ ...options.throttle, freeFailures: FREE_PASSKEY_FAILURES })
   }
 
   /** Creation options for the account (contract §18): its handle, its passkeys excluded, resident key and UV required. */
@@ -113,8 +104,16 @@ export class Passkeys {
     return await this.#o.storeCall(request.log, 'passkeys.userHandle', () => this.#o.store.userHandle(accountId, candidate))
   }
 
-  /** Verifies a registration response for the account and stores the passkey. */
-  async register (request: FastifyRequest, account: PasswordAuthAccount, response: AttestationJSON, name: string): Promise<PasskeyRegistration> {
+  /**
+   * The account's passkey generation: read it before the request's authentication is checked again, and hand it to
+   * register(), so that a removal of every passkey landing in between wins (contract §18).
+   */
+  async generation (request: FastifyRequest, accountId: string): Promise<number> {
+    return await this.#o.storeCall(request.log, 'passkeys.generation', () => this.#o.store.generation(accountId))
+  }
+
+  /** Verifies a registration response for the account and stores the passkey, if the account's generation is still `generation`. */
+  async register (request: FastifyRequest, account: PasswordAuthAccount, response: AttestationJSON, name: string, generation: number): Promise<PasskeyRegistration> {
     const { store, storeCall, oneTimeTokens, emit } = this.#o
     const fail = (reason: PasskeyFailureReason): PasskeyRegistration => {
       emit(request, { type: 'passkey.failed', route: 'Passkeys', reason, accountId: account.id })
@@ -138,8 +137,10 @@ export class Passkeys {
       createdAt: Date.now(),
       lastUsedAt: null
     }
-    const added = await storeCall(request.log, 'passkeys.add', () => store.add(passkey, this.max))
+    const added = await storeCall(request.log, 'passkeys.add', () => store.add(passkey, this.max, generation))
     if (added === 'duplicate') return fail('duplicate')
+    // Every passkey of the account was removed (a reset, a revert, an admin) while this one was in flight.
+    if (added === 'outrun') return fail('outrun')
     if (added === 'limit') return { outcome: 'limit' }
     emit(request, { type: 'passkey.registered', accountId: account.id, passkeyId: passkey.id, synced: passkey.backupEligible })
     return { outcome: 'added', passkey: viewOf(passkey) }
@@ -201,31 +202,18 @@ export class Passkeys {
 
   /**
    * Verifies an authentication response for `purpose` (and, except for a sign-in, `accountId`'s challenge
-   * and passkey). Counted per credential id (5 free failures, then section 6's blocks), never per e-mail.
-   * Every refusal does the same work: an unknown credential is checked against a decoy key.
+   * and passkey). Failures are counted on no credential and no e-mail (contract §18): an assertion cannot be
+   * guessed, and a counter that whoever knows a credential id can fill would lock its owner out. Every refusal
+   * does the same work: an unknown credential is checked against a decoy key.
    */
   async verify (request: FastifyRequest, response: AssertionJSON, route: PasskeyRoute, purpose: Exclude<PasskeyPurpose, 'register'>, accountId?: string):
   Promise<PasskeyCheck> {
-    const { storeCall, attempts, emit } = this.#o
-    const credentialId = response.id
-    const attempt = await reserveAttempt(attempts, storeCall, request.log, `passkey.${createHash('sha256').update(credentialId).digest('base64url')}`, this.#policy)
-    if (!('settle' in attempt)) {
-      emit(request, { type: 'passkey.failed', route, reason: 'throttled', accountId })
-      return { outcome: 'throttled', retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
-    }
-    let result: PasskeyCheck | { outcome: 'refused', reason: PasskeyFailureReason, accountId?: string, passkeyId?: string }
-    try {
-      result = await this.#check(request, response, purpose, accountId)
-    } catch (err) {
-      await attempt.settle('cancel').catch(() => {})
-      throw err
-    }
-    await attempt.settle(result.outcome === 'accepted' ? 'success' : 'failure')
+    const result = await this.#check(request, response, purpose, accountId)
     if (result.outcome === 'refused') {
-      emit(request, { type: 'passkey.failed', route, reason: result.reason, accountId: result.accountId ?? accountId, passkeyId: result.passkeyId })
+      this.#o.emit(request, { type: 'passkey.failed', route, reason: result.reason, accountId: result.accountId ?? accountId, passkeyId: result.passkeyId })
       return { outcome: 'rejected', accountId: result.accountId ?? accountId }
     }
-    if (result.outcome === 'accepted') emit(request, { type: 'passkey.used', route, accountId: result.account.id, passkeyId: result.passkey.id })
+    this.#o.emit(request, { type: 'passkey.used', route, accountId: result.account.id, passkeyId: result.passkey.id })
     return result
   }
 
@@ -253,7 +241,9 @@ export class Passkeys {
     if (account === null || !account.active) return refuse('inactive_account', owner, passkey.id)
 
     const synced = passkey.backupEligible
-    if (verified.counter !== 0 && passkey.counter !== 0 && verified.counter <= passkey.counter) {
+    // W3C WebAuthn L3 §7.2: the counter does not grow when either is non-zero and the new one is not above the
+    // stored one (so a clone that reports 0 after the original reported 5 is caught).
+    if ((verified.counter !== 0 || passkey.counter !== 0) && verified.counter <= passkey.counter) {
       emit(request, { type: 'passkey.counter_regressed', accountId: owner, passkeyId: passkey.id, synced, storedCounter: passkey.counter, receivedCounter: verified.counter })
       if (!synced) return refuse('counter_regressed', owner, passkey.id)
     }

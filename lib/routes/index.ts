@@ -17,7 +17,7 @@ import { registerLoginMfa } from './login-mfa.js'
 import { registerLogin } from './login.js'
 import { registerLogout } from './logout.js'
 import { registerMfaSetup, registerMfaSwitches } from './mfa.js'
-import { registerLoginPasskey, registerPasskeyBodiless, registerPasskeyJson } from './passkeys.js'
+import { registerAddPasskey, registerLoginMfaOptions, registerLoginPasskey, registerPasskeyBodiless } from './passkeys.js'
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './reauthenticate.js'
 import { registerRefresh } from './refresh.js'
@@ -91,8 +91,12 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         registerChangeEmail(app, context, account.emailChange)
       }
       if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
-      // A sign-in: Login's per-IP limit.
-      if (passkeys !== undefined) registerLoginPasskey(app, { ...context, passkeys })
+      if (passkeys !== undefined) {
+        // A sign-in: Login's per-IP limit.
+        registerLoginPasskey(app, { ...context, passkeys })
+        // Adding a passkey takes the password: a password check like Login's.
+        registerAddPasskey(app, { ...context, passkeys })
+      }
     })
 
     if (account.emailChange !== undefined) {
@@ -126,13 +130,15 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
     }
 
     if (passkeys !== undefined) {
-      // No argon2; each store a challenge or a passkey, so a per-IP limit of their own.
-      await routes.register(async function passkeyRoutes (app) {
-        acceptJsonOnly(app)
-        app.addHook('onRequest', noStore)
-        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-        registerPasskeyJson(app, { ...context, passkeys })
-      })
+      // LoginMfa/Options: no argon2; it stores a challenge, so a per-IP limit of its own.
+      if (secondFactor !== undefined) {
+        await routes.register(async function passkeyRoutes (app) {
+          acceptJsonOnly(app)
+          app.addHook('onRequest', noStore)
+          if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
+          registerLoginMfaOptions(app, { ...context, passkeys })
+        })
+      }
       await routes.register(async function passkeyBodilessRoutes (app) {
         ignoreBody(app)
         app.addHook('onRequest', (request, reply, done) => {

@@ -44,7 +44,7 @@ export function registerReauthenticate (app: FastifyInstance, context: RouteCont
     if (passkeys !== undefined && passkey !== undefined) {
       // A passkey with user verification is both factors: the existing session is renewed, none is started.
       const check = await passkeys.verify(request, passkey, 'Reauthenticate', 'reauthenticate', account.id)
-      if (check.outcome !== 'accepted') throw refusePasskey(check)
+      if (check.outcome !== 'accepted') throw refusePasskey()
       if (!await sessionService.reauthenticate(request, sessionId, true, check.amr)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
       emit(request, { type: 'session.reauthenticated', accountId: account.id, sessionId })
       return await reply.code(204).send()

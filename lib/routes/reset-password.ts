@@ -85,6 +85,9 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     // leave no device that skips the code: Better Auth #2728); these tidy up and may fail alone.
     await trustedDevices?.endAll(request, account.id, 'password_reset')
     await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
+    // Again now that no earlier token works: a passkey registered between the first removal and the new credential
+    // version (its token still good) goes too, and one still in flight is outrun (contract §18).
+    if (passkeys !== undefined && !keepPasskeys) await passkeys.removeAll(request, account.id, 'password_reset')
     await throttle.reset(request, account.email).catch(() => {})
     await secondFactor?.clearFailures(request, account.id).catch(() => {})
     outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })

@@ -118,6 +118,8 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     if (outcome !== 'restored') throw invalid(request, outcome, found.accountId)
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
     await sessionService.endAll(request, found.accountId, 'email_changed')
+    // Again now that no earlier token works: one a taker registered since the first removal goes too (contract §18).
+    await passkeys?.removeAll(request, found.accountId)
     // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.
     await oneTimeTokens.forget(request, found.accountId, [EMAIL_CHANGE, 'password_reset'])
     await throttle.forget(request, oldEmail).catch(() => {})

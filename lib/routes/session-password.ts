@@ -7,10 +7,10 @@ import { refusePassword, refuseResetRequired, type RefusedPassword } from './ref
 const OTHER_ACCOUNT: RefusedPassword = { outcome: 'rejected', reason: 'unknown_account', account: null }
 
 /**
- * Where a signed-in session proves its password again: Reauthenticate, or Confirm, Disable, RecoveryCodes, ChangeEmail
- * and DeleteAccount, whose password is their recent authentication.
+ * Where a signed-in session proves its password again: Reauthenticate, or Confirm, Disable, RecoveryCodes, ChangeEmail,
+ * DeleteAccount and Passkeys, whose password is their recent authentication.
  */
-export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount'
+export type SessionPasswordRoute = 'Reauthenticate' | 'Mfa/Confirm' | 'Mfa/Disable' | 'Mfa/RecoveryCodes' | 'ChangeEmail' | 'DeleteAccount' | 'Passkeys'
 
 /**
  * The password of the token's own account, proved again: Login's check exactly (the per-e-mail throttle or a

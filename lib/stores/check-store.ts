@@ -8,7 +8,7 @@ const STORE_METHODS = {
   oneTimeTokens: ['put', 'find', 'consume'],
   mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal'],
   'admin.activity': ['add', 'list', 'forget'],
-  passkeyStore: ['userHandle', 'add', 'get', 'list', 'use', 'remove', 'removeAll'],
+  passkeyStore: ['userHandle', 'generation', 'add', 'get', 'list', 'use', 'remove', 'removeAll'],
   'mfa.trustedDevices': ['generation', 'trust', 'use', 'list', 'remove', 'endAll']
 } as const
 

@@ -407,19 +407,32 @@ export interface StoredPasskey {
   lastUsedAt: number | null
 }
 
-/** What add() did: `duplicate` when the credential id is stored already (for any account), `limit` when the account has `max`. */
-export type PasskeyAddResult = 'added' | 'duplicate' | 'limit'
+/**
+ * What add() did: `duplicate` when the credential id is stored already (for any account), `limit` when the account has
+ * `max`, `outrun` when the account's generation is no longer the one the caller read (its passkeys were removed since).
+ */
+export type PasskeyAddResult = 'added' | 'duplicate' | 'limit' | 'outrun'
 
 /**
  * Passkeys and the accounts' WebAuthn user handles. Every method is atomic on its own: a credential id is
  * stored once across all accounts, an account never passes `max` passkeys (of concurrent adds, only as many
  * as fit), and of concurrent use() calls with one expected counter exactly one resolves true.
+ *
+ * Each account has a generation (0 before any): removeAll() advances it, atomically with the removal, and add()
+ * stores a passkey only while the generation is still the one the caller read before it checked anything. So a
+ * removal that lands while a registration is in flight wins: the late passkey is never stored, or is removed with
+ * the others (contract §18).
  */
 export interface PasskeyStore {
   /** The account's user handle: `candidate` stored if the account has none yet, else the one stored (made once). */
   userHandle (accountId: string, candidate: string): Promise<string>
-  /** Stores a new passkey, unless its id is taken (by any account) or the account already has `max`. */
-  add (passkey: StoredPasskey, max: number): Promise<PasskeyAddResult>
+  /** The account's current generation (0 before any removeAll). */
+  generation (accountId: string): Promise<number>
+  /**
+   * Stores a new passkey, unless its id is taken (by any account), the account already has `max`, or the account's
+   * generation is no longer `generation` (a compare-and-set: `outrun`, nothing stored that signs in).
+   */
+  add (passkey: StoredPasskey, max: number, generation: number): Promise<PasskeyAddResult>
   /** The passkey with this credential id, whoever owns it; null if none. */
   get (credentialId: string): Promise<StoredPasskey | null>
   /** The account's passkeys, oldest first. */
@@ -431,11 +444,14 @@ export interface PasskeyStore {
   use (credentialId: string, expectedCounter: number, counter: number, backedUp: boolean, usedAt: number): Promise<boolean>
   /** Removes one of the account's passkeys; false if the account has no passkey with this id (another's included). */
   remove (accountId: string, credentialId: string): Promise<boolean>
-  /** Removes every passkey of the account; resolves how many. */
+  /**
+   * Removes every passkey of the account and advances its generation, atomically (also when it has none: an add
+   * in flight with the older generation is refused); resolves how many were removed.
+   */
   removeAll (accountId: string): Promise<number>
   /**
-   * Removes every passkey of the account and its user handle; resolves how many passkeys. Needed by account
-   * deletion: without it the handle (which names nobody without the account) stays behind.
+   * Removes every passkey of the account, its user handle and its generation; resolves how many passkeys. Needed
+   * by account deletion: without it the handle (which names nobody without the account) stays behind.
    */
   forget? (accountId: string): Promise<number>
 }

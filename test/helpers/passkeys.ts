@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import type { PasswordAuthOptions } from '../../lib/index.js'
-import type { TestAppOptions } from './app.js'
+import { PASSWORD, type TestAppOptions } from './app.js'
 import { mfaApp } from './mfa.js'
 import { SoftAuthenticator, type Ceremony } from './soft-authenticator.js'
 
@@ -17,12 +17,12 @@ export async function passkeyApp (t: Test, auth: Partial<PasswordAuthOptions> = 
   const { app, post } = built
   const get = async (url: string, token: string) => await app.inject({ method: 'GET', url: `/Auth${url}`, headers: { authorization: `Bearer ${token}` } })
 
-  /** RegisterOptions then POST /Passkeys with `authenticator`; resolves the second answer. */
-  const register = async (token: string, authenticator: SoftAuthenticator, ceremony: Ceremony = {}, name?: string) => {
+  /** RegisterOptions then POST /Passkeys with `authenticator` and the password (none: `password` null); resolves the second answer. */
+  const register = async (token: string, authenticator: SoftAuthenticator, ceremony: Ceremony = {}, name?: string, password: string | null = PASSWORD) => {
     const options = await post('/Passkeys/RegisterOptions', token)
     if (options.statusCode !== 200) return options
     const response = authenticator.create(options.json(), ceremony)
-    return await post('/Passkeys', token, { response, ...name === undefined ? {} : { name } })
+    return await post('/Passkeys', token, { response, ...name === undefined ? {} : { name }, ...password === null ? {} : { password } })
   }
   const loginOptions = async () => (await post('/Passkeys/LoginOptions', undefined)).json()
   /** LoginOptions then LoginPasskey. */

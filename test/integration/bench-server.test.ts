@@ -66,7 +66,7 @@ t.test('the bench server signs its passkeys in and answers ChangeEmail as the pa
   const { accessToken } = await (await post('/Auth/Login', { email: 'user11@bench.test', password: PASSWORD })).json() as { accessToken: string }
   const passkey = new BenchPasskey()
   const options = await (await post('/Auth/Passkeys/RegisterOptions', {}, accessToken)).json() as { challenge: string, user: { id: string } }
-  t.equal((await post('/Auth/Passkeys', passkey.create(options), accessToken)).status, 201, 'enrolled through the routes')
+  t.equal((await post('/Auth/Passkeys', { ...passkey.create(options), password: PASSWORD }, accessToken)).status, 201, 'enrolled through the routes')
 
   // The section's LoginOptions carry no body and no content-type.
   const challenge = async (): Promise<string> => (await (await fetch(`${url}/Auth/Passkeys/LoginOptions`, { method: 'POST' })).json() as { challenge: string }).challenge

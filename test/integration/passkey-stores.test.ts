@@ -1,8 +1,10 @@
+import type { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import type { PasskeyStore } from '../../lib/index.js'
 import { createPostgresSchema, passkeysTableSql, PostgresPasskeyStore } from '../../lib/stores/postgres/index.js'
 import { RedisPasskeyStore } from '../../lib/stores/redis/index.js'
 import { passkeyStoreContract } from '../../lib/testing/index.js'
+import { PASSWORD } from '../helpers/app.js'
 import { passkeyApp } from '../helpers/passkeys.js'
 import { deleteKeys, namespacePool, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
 
@@ -23,6 +25,32 @@ t.test('RedisPasskeyStore keeps the passkey store contract', { skip: redisUnavai
 })
 
 /**
+ * A client whose commands go to two connections in turn, as two instances' would: one connection runs them in
+ * the order they were sent, so only two can interleave an add's steps with a removal's as two instances do.
+ */
+function twoConnections (t: Test): Redis {
+  const clients = [redisClient(t), redisClient(t)]
+  let turn = 0
+  return new Proxy(clients[0]!, {
+    get (target, name) {
+      if (name === 'defineCommand') return (...args: Parameters<Redis['defineCommand']>) => { for (const client of clients) client.defineCommand(...args) }
+      const value = Reflect.get(target, name)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => (clients[turn++ % 2] as unknown as Record<string | symbol, (...args: unknown[]) => unknown>)[name]!(...args)
+    }
+  })
+}
+
+t.test('RedisPasskeyStore keeps the contract with its commands spread over two connections (two instances)', { skip: redisUnavailable }, async (t) => {
+  const cleaner = redisClient(t)
+  t.teardown(async () => { await deleteKeys(cleaner, `${PREFIX}two:`) })
+  const client = twoConnections(t)
+  for (const check of passkeyStoreContract({ create: async (namespace) => new RedisPasskeyStore({ client, prefix: `${PREFIX}two:${namespace}:` }) })) {
+    await t.test(check.name, check.run)
+  }
+})
+
+/**
  * Registers a passkey through the plugin on `store` and signs in with it; `dump` reads everything the store
  * holds. It must hold the public key and nothing that signs in: no private key, no challenge, and the user
  * handle is neither the account id nor the e-mail.
@@ -32,7 +60,7 @@ async function checkAtRest (t: Test, store: PasskeyStore, dump: () => Promise<st
   const key = authenticator()
   const accessToken = await token()
   const options = (await post('/Passkeys/RegisterOptions', accessToken)).json()
-  t.equal((await post('/Passkeys', accessToken, { response: key.create(options) })).statusCode, 201)
+  t.equal((await post('/Passkeys', accessToken, { response: key.create(options), password: PASSWORD })).statusCode, 201)
   t.equal((await signIn(key)).statusCode, 200)
   const stored = await dump()
   const privateKey = key.credentials[0]!.privateKey.export({ format: 'jwk' })
@@ -69,4 +97,37 @@ t.test('Redis holds only public material of a passkey', { skip: redisUnavailable
     }))
     return JSON.stringify([keys, values])
   })
+})
+
+/** Ten registrations, each racing admin.removePasskeys through the routes on `store`: after both, nothing signs in. */
+async function raceRemovals (t: Test, store: PasskeyStore): Promise<void> {
+  const { app, token, authenticator, ada, post, signIn } = await passkeyApp(t, { passkeyStore: store })
+  const answers: number[] = []
+  for (let round = 0; round < 10; round++) {
+    const accessToken = await token()
+    const key = authenticator()
+    const options = (await post('/Passkeys/RegisterOptions', accessToken)).json()
+    const [added] = await Promise.all([
+      post('/Passkeys', accessToken, { response: key.create(options), password: PASSWORD }),
+      // Later each round, so the removal lands at different steps of the registration.
+      (async () => { await new Promise((resolve) => setTimeout(resolve, round * 3)); await app.passwordAuth.admin.removePasskeys(ada.id, { admin: 'race' }) })()
+    ])
+    answers.push(added.statusCode)
+    t.same(await store.list(ada.id), [], `round ${round}: no passkey after the removal (answered ${added.statusCode})`)
+    t.equal((await signIn(key)).statusCode, 401, `round ${round}: the late passkey signs nobody in`)
+  }
+  t.ok(answers.every((status) => [201, 400, 401].includes(status)), answers.join(' '))
+}
+
+t.test('PostgreSQL: a registration racing admin.removePasskeys never leaves a passkey', { skip: postgresUnavailable }, async (t) => {
+  const { pool } = await postgresSchema(t, 'passkeys_race')
+  await createPostgresSchema(pool)
+  await raceRemovals(t, new PostgresPasskeyStore({ pool }))
+})
+
+t.test('Redis: a registration racing admin.removePasskeys never leaves a passkey', { skip: redisUnavailable }, async (t) => {
+  const client = redisClient(t)
+  const prefix = `${PREFIX}race:`
+  t.teardown(async () => { await deleteKeys(client, prefix) })
+  await raceRemovals(t, new RedisPasskeyStore({ client, prefix }))
 })

@@ -6,6 +6,7 @@ const copy = (passkey: StoredPasskey): StoredPasskey => ({ ...passkey, transport
 export class MemoryPasskeyStore implements PasskeyStore {
   readonly #passkeys = new Map<string, StoredPasskey>()
   readonly #handles = new Map<string, string>()
+  readonly #generations = new Map<string, number>()
 
   async userHandle (accountId: string, candidate: string): Promise<string> {
     const stored = this.#handles.get(accountId)
@@ -14,7 +15,12 @@ export class MemoryPasskeyStore implements PasskeyStore {
     return candidate
   }
 
-  async add (passkey: StoredPasskey, max: number): Promise<PasskeyAddResult> {
+  async generation (accountId: string): Promise<number> {
+    return this.#generations.get(accountId) ?? 0
+  }
+
+  async add (passkey: StoredPasskey, max: number, generation: number): Promise<PasskeyAddResult> {
+    if ((this.#generations.get(passkey.accountId) ?? 0) !== generation) return 'outrun'
     if (this.#passkeys.has(passkey.id)) return 'duplicate'
     if (this.#owned(passkey.accountId).length >= max) return 'limit'
     this.#passkeys.set(passkey.id, copy(passkey))
@@ -43,14 +49,20 @@ export class MemoryPasskeyStore implements PasskeyStore {
   }
 
   async removeAll (accountId: string): Promise<number> {
-    const owned = this.#owned(accountId)
-    for (const passkey of owned) this.#passkeys.delete(passkey.id)
-    return owned.length
+    this.#generations.set(accountId, (this.#generations.get(accountId) ?? 0) + 1)
+    return this.#removeOwned(accountId)
   }
 
   async forget (accountId: string): Promise<number> {
     this.#handles.delete(accountId)
-    return await this.removeAll(accountId)
+    this.#generations.delete(accountId)
+    return this.#removeOwned(accountId)
+  }
+
+  #removeOwned (accountId: string): number {
+    const owned = this.#owned(accountId)
+    for (const passkey of owned) this.#passkeys.delete(passkey.id)
+    return owned.length
   }
 
   #owned (accountId: string): StoredPasskey[] {

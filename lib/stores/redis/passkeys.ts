@@ -10,46 +10,68 @@ export interface RedisPasskeyStoreOptions {
 }
 
 // Per credential, a hash `c:{<credential id>}` (a: account, k: public key, n: counter, e/b: backup eligible /
-// backed up, t: transports, m: name, c/u: created / last used). Per account, a sorted set `a:{<account>}` of
-// its credential ids by creation time, and its user handle `h:{<account>}` (one slot with the set). Every
-// change is one Lua script on one key: atomic, and Cluster-safe.
+// backed up, t: transports, m: name, c/u: created / last used; x while an add has not finished). Per account, a
+// sorted set `a:{<account>}` of its credential ids by creation time, its generation `g:{<account>}` and its user
+// handle `h:{<account>}` (one slot). Every script runs on one credential's key or on one account's keys: atomic,
+// and Cluster-safe.
 const SCRIPTS = {
-  // KEYS[1] the account's set; ARGV: id, createdAt, max.
-  reserve: `if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 'duplicate' end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 'limit' end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-return 'added'`,
   // KEYS[1] the credential; ARGV: the fields, as HSET takes them.
   create: `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1`,
+  // Ends an add: the credential signs in from now on, unless a removal deleted it meanwhile. ARGV: account.
+  finish: `if redis.call('HGET', KEYS[1], 'a') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'x')
+return 1`,
   use: `local n = redis.call('HGET', KEYS[1], 'n')
-if not n or tonumber(n) ~= tonumber(ARGV[1]) then return 0 end
+if not n or tonumber(n) ~= tonumber(ARGV[1]) or redis.call('HEXISTS', KEYS[1], 'x') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'n', ARGV[2], 'b', ARGV[3], 'u', ARGV[4])
 return 1`,
-  // Deletes the credential if `account` owns it.
+  // Deletes the credential if `account` owns it: 1 if it had signed in (a finished add), 2 if not.
   removeOwned: `if redis.call('HGET', KEYS[1], 'a') ~= ARGV[1] then return 0 end
+local unfinished = redis.call('HEXISTS', KEYS[1], 'x')
 redis.call('DEL', KEYS[1])
-return 1`,
+return 1 + unfinished`,
   userHandle: `redis.call('SET', KEYS[1], ARGV[1], 'NX')
 return redis.call('GET', KEYS[1])`
 } as const
 
-type Script = keyof typeof SCRIPTS
+// On the account's set (KEYS[1]) and its generation (KEYS[2]).
+const ACCOUNT_SCRIPTS = {
+  // ARGV: id, createdAt, max, generation.
+  reserve: `if tonumber(redis.call('GET', KEYS[2]) or '0') ~= tonumber(ARGV[4]) then return 'outrun' end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 'duplicate' end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 'limit' end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+return 'added'`,
+  // Whether the reservation of id (ARGV[1]) made in generation ARGV[2] still stands.
+  stands: `if tonumber(redis.call('GET', KEYS[2]) or '0') ~= tonumber(ARGV[2]) then return 0 end
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 1 end
+return 0`,
+  // Advances the generation; answers the ids to remove.
+  advance: `redis.call('INCR', KEYS[2])
+return redis.call('ZRANGE', KEYS[1], 0, -1)`
+} as const
+
+type Script = keyof typeof SCRIPTS | keyof typeof ACCOUNT_SCRIPTS
 const NAMESPACE = 'fastifyPasswordAuthPasskey'
 const commandName = (script: Script): string => `${NAMESPACE}_${script}`
 
-type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<unknown>> & {
+type ScriptedClient = Record<string, (...keysAndArgs: Array<string | number>) => Promise<unknown>> & {
+  get: (key: string) => Promise<string | null>
   hgetall: (key: string) => Promise<Record<string, string>>
   zrange: (key: string, start: number, stop: number) => Promise<string[]>
   zrem: (key: string, ...members: string[]) => Promise<number>
-  del: (key: string) => Promise<number>
+  del: (...keys: string[]) => Promise<number>
 }
 
 /**
- * Passkeys in Redis, shared by every instance. An add first takes a place in the account's set (refused
- * past `max`), then creates the credential (refused if its id exists, freeing the place): a credential is
- * never stored without being listed for its owner.
+ * Passkeys in Redis, shared by every instance. An add takes a place in the account's set, refused past `max` or
+ * once the account's generation moved on; then creates the credential, unfinished (refused if its id exists,
+ * freeing the place); then checks that the place still stands in that generation, and finishes the credential,
+ * which only then signs in. A removal of all advances the generation first, then deletes every credential the set
+ * lists: an add that raced it either finds its place gone or its credential deleted, and never finishes. A
+ * credential is never signing in without being listed for its owner.
  */
 export class RedisPasskeyStore implements PasskeyStore {
   readonly #client: ScriptedClient
@@ -57,6 +79,10 @@ export class RedisPasskeyStore implements PasskeyStore {
 
   constructor ({ client, prefix = 'fastify-password-auth:passkeys:' }: RedisPasskeyStoreOptions) {
     defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
+    for (const [name, lua] of Object.entries(ACCOUNT_SCRIPTS)) {
+      const command = commandName(name as Script)
+      if (typeof (client as unknown as Record<string, unknown>)[command] !== 'function') client.defineCommand(command, { numberOfKeys: 2, lua })
+    }
     this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
   }
@@ -65,9 +91,13 @@ export class RedisPasskeyStore implements PasskeyStore {
     return await this.#run('userHandle', `${this.#prefix}h:{${accountId}}`, candidate) as string
   }
 
-  async add (passkey: StoredPasskey, max: number): Promise<PasskeyAddResult> {
-    const set = this.#accountKey(passkey.accountId)
-    const reserved = await this.#run('reserve', set, passkey.id, passkey.createdAt, max) as PasskeyAddResult
+  async generation (accountId: string): Promise<number> {
+    return Number(await this.#client.get(this.#generationKey(accountId)) ?? 0)
+  }
+
+  async add (passkey: StoredPasskey, max: number, generation: number): Promise<PasskeyAddResult> {
+    const account = [this.#accountKey(passkey.accountId), this.#generationKey(passkey.accountId)]
+    const reserved = await this.#run('reserve', ...account, passkey.id, passkey.createdAt, max, generation) as PasskeyAddResult
     if (reserved !== 'added') return reserved
     const fields = {
       a: passkey.accountId,
@@ -78,16 +108,25 @@ export class RedisPasskeyStore implements PasskeyStore {
       t: passkey.transports.join(' '),
       m: passkey.name,
       c: passkey.createdAt,
-      u: passkey.lastUsedAt ?? ''
+      u: passkey.lastUsedAt ?? '',
+      x: '1'
     }
-    if (await this.#run('create', this.#credentialKey(passkey.id), ...Object.entries(fields).flat()) === 1) return 'added'
-    await this.#client.zrem(set, passkey.id)
-    return 'duplicate'
+    const credential = this.#credentialKey(passkey.id)
+    if (await this.#run('create', credential, ...Object.entries(fields).flat()) !== 1) {
+      await this.#client.zrem(account[0]!, passkey.id)
+      return 'duplicate'
+    }
+    if (await this.#run('stands', ...account, passkey.id, generation) === 1 && await this.#run('finish', credential, passkey.accountId) === 1) return 'added'
+    // A removal of all came first: what is left of this add goes too.
+    await this.#run('removeOwned', credential, passkey.accountId)
+    await this.#client.zrem(account[0]!, passkey.id)
+    return 'outrun'
   }
 
   async get (credentialId: string): Promise<StoredPasskey | null> {
     const r = await this.#client.hgetall(this.#credentialKey(credentialId))
-    if (r.a === undefined) return null
+    // An unfinished add signs nobody in.
+    if (r.a === undefined || r.x !== undefined) return null
     return {
       id: credentialId,
       accountId: r.a,
@@ -121,21 +160,22 @@ export class RedisPasskeyStore implements PasskeyStore {
   }
 
   async removeAll (accountId: string): Promise<number> {
-    const ids = await this.#client.zrange(this.#accountKey(accountId), 0, -1)
-    const removed = await Promise.all(ids.map(async (id) => await this.#run('removeOwned', this.#credentialKey(id), accountId) === 1))
+    // The generation first: an add that has not taken its place yet is refused from now on.
+    const ids = await this.#run('advance', this.#accountKey(accountId), this.#generationKey(accountId)) as string[]
+    const removed = await Promise.all(ids.map(async (id) => await this.#run('removeOwned', this.#credentialKey(id), accountId)))
     if (ids.length > 0) await this.#client.zrem(this.#accountKey(accountId), ...ids)
-    return removed.filter(Boolean).length
+    return removed.filter((result) => result === 1).length
   }
 
-  /** The passkeys first (removeAll), then the handle: a handle without passkeys signs nobody in. */
+  /** The passkeys first (removeAll), then the handle and the generation: a handle without passkeys signs nobody in. */
   async forget (accountId: string): Promise<number> {
     const removed = await this.removeAll(accountId)
-    await this.#client.del(`${this.#prefix}h:{${accountId}}`)
+    await this.#client.del(`${this.#prefix}h:{${accountId}}`, this.#generationKey(accountId))
     return removed
   }
 
-  async #run (script: Script, key: string, ...args: Array<string | number>): Promise<unknown> {
-    return await this.#client[commandName(script)]!(key, ...args)
+  async #run (script: Script, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+    return await this.#client[commandName(script)]!(...keysAndArgs)
   }
 
   #credentialKey (credentialId: string): string {
@@ -144,5 +184,9 @@ export class RedisPasskeyStore implements PasskeyStore {
 
   #accountKey (accountId: string): string {
     return `${this.#prefix}a:{${accountId}}`
+  }
+
+  #generationKey (accountId: string): string {
+    return `${this.#prefix}g:{${accountId}}`
   }
 }
