@@ -1,4 +1,5 @@
 import type { ActivityRecord, ActivityStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 const DAY_MS = 86_400_000
 
@@ -9,6 +10,8 @@ export interface MemoryActivityStoreOptions {
   retentionMs?: number
 }
 
+const OPTIONS: StoreOptionRules = { maxRecords: 'count', retentionMs: 'milliseconds' }
+
 /** Security events in a ring in process memory: for one instance, tests and demos. */
 export class MemoryActivityStore implements ActivityStore {
   // A fixed ring: keeping an event costs the same at 10 records as at 10,000 (it is on every request's path).
@@ -17,7 +20,9 @@ export class MemoryActivityStore implements ActivityStore {
   #size = 0
   readonly #retentionMs: number
 
-  constructor ({ maxRecords = 10_000, retentionMs = 90 * DAY_MS }: MemoryActivityStoreOptions = {}) {
+  constructor (options: MemoryActivityStoreOptions = {}) {
+    checkStoreOptions('MemoryActivityStore', options, OPTIONS)
+    const { maxRecords = 10_000, retentionMs = 90 * DAY_MS } = options
     if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) throw new TypeError('MemoryActivityStore: maxRecords must be a whole number from 1')
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1000) throw new TypeError('MemoryActivityStore: retentionMs must be a whole number of milliseconds from 1000')
     this.#ring = new Array(maxRecords)

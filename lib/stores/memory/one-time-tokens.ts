@@ -1,8 +1,11 @@
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface Entry { hash: string, token: Readonly<OneTimeToken>, expiresAt: number }
 
 const SWEEP_INTERVAL_MS = 60_000
+
+const OPTIONS: StoreOptionRules = { maxTokens: 'count' }
 
 /**
  * One-time tokens in process memory, for a single instance; expired ones are swept at most once a minute.
@@ -13,7 +16,9 @@ export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
   readonly #maxTokens: number
   #nextSweep = 0
 
-  constructor ({ maxTokens = 100_000 }: { maxTokens?: number } = {}) {
+  constructor (options: { maxTokens?: number } = {}) {
+    checkStoreOptions('MemoryOneTimeTokenStore', options, OPTIONS)
+    const { maxTokens = 100_000 } = options
     this.#maxTokens = maxTokens
   }
 

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { defineOneKeyScripts } from './lua.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisPasskeyStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -46,6 +47,8 @@ type ScriptedClient = Record<string, (key: string, ...args: Array<string | numbe
   del: (key: string) => Promise<number>
 }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /**
  * Passkeys in Redis, shared by every instance. An add first takes a place in the account's set (refused
  * past `max`), then creates the credential (refused if its id exists, freeing the place): a credential is
@@ -55,7 +58,9 @@ export class RedisPasskeyStore implements PasskeyStore {
   readonly #client: ScriptedClient
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:passkeys:' }: RedisPasskeyStoreOptions) {
+  constructor (options: RedisPasskeyStoreOptions) {
+    checkStoreOptions('RedisPasskeyStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:passkeys:' } = options
     defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
     this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
