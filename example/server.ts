@@ -44,7 +44,7 @@ async function main (): Promise<void> {
       sessions: stores.sessions,
       attempts: stores.attempts,
       oneTimeTokens: stores.oneTimeTokens,
-      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, trustedDevices: stores.trustedDevices },
+      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, ...(config.mfaTrustDays > 0 ? { trustedDevices: stores.trustedDevices } : {}) },
       mfaTtl: config.mfaTtl,
       mfaStore: stores.mfa,
       passkeys: { rpId: config.passkeyRpId, rpName: config.mfaIssuer, origins: config.passkeyOrigins },
