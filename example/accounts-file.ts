@@ -37,7 +37,6 @@ export async function readAccountsFile (path: string): Promise<AccountSeed[]> {
   return entries.map(checkSeed)
 }
 
-/** The account the demo starts with when no file is given; its password is new at every start. */
 /**
  * The demo account. Its password is derived from the JWT secret, so instances that share a database (and
  * must share the secret anyway) print the same one; with a generated secret it is new at each start.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { days, integer, list, onOff, oneOf, origins, rpId, secrets, text, url } from './env-values.js'
 
-/** The example server's settings, from the environment (see README "Example server"). */
+/** The example server's settings, from the environment (example/docs/example-server.md lists them). */
 export interface ServerConfig {
   port: number
   host: string
