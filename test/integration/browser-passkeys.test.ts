@@ -48,6 +48,7 @@ t.test('the demo\'s passkeys in Chromium: add after sign-in, step up, sign in wi
   // The address the server prints, with the passkeys' defaults (AUTH_PASSKEY_RP_ID, AUTH_PASSKEY_ORIGINS): they work there.
   const origin = server.url
   t.equal(origin, `http://localhost:${port}`)
+  t.notMatch(server.output(), /passkeys work on pages served from/, 'no warning: the page is on the default origin')
   const [, email, password] = /Demo account: (\S+) \/ (\S+)/.exec(server.output())!
   const browser = await launch(t)
 

@@ -16,6 +16,8 @@ t.test('started without configuration, the demo prints its account and works end
   t.equal(login.status, 200)
   // The logger may flush after the start-up lines it preceded: checked once a request has been served.
   t.match(server.output(), /JWT_SECRET is not set/, 'warns about the random secret')
+  t.match(server.output(), /passkeys work on pages served from AUTH_PASSKEY_ORIGINS \(http:\/\/localhost:0\) only, and the page is at http:\/\/localhost:\d+/,
+    'PORT=0 without AUTH_PASSKEY_ORIGINS: the page\'s origin is not one passkeys accept, and the server says so')
   const { accessToken } = await login.json() as { accessToken: string }
   const auth = { authorization: `Bearer ${accessToken}` }
 
