@@ -27,12 +27,16 @@ function checkSeed (entry: unknown, index: number): AccountSeed {
 }
 
 export async function readAccountsFile (path: string): Promise<AccountSeed[]> {
-  const entries: unknown = JSON.parse(await readFile(path, 'utf8'))
+  let entries: unknown
+  try {
+    entries = JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    throw new Error(`AUTH_ACCOUNTS_FILE: cannot read ${path} as JSON (${(err as Error).message})`)
+  }
   if (!Array.isArray(entries)) throw new Error('AUTH_ACCOUNTS_FILE must hold a JSON array of accounts')
   return entries.map(checkSeed)
 }
 
-/** The account the demo starts with when no file is given; its password is new at every start. */
 /**
  * The demo account. Its password is derived from the JWT secret, so instances that share a database (and
  * must share the secret anyway) print the same one; with a generated secret it is new at each start.

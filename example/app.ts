@@ -37,7 +37,7 @@ const Health = {
  */
 export async function buildApp ({ auth, logger = false, requestLogging = false, server = {}, healthCheck = async () => {}, prefix = '' }: AppOptions): Promise<FastifyInstance> {
   // Requests Node cannot parse get problem+json too. Request logging off by default: two serialised log
-  // lines per request cost more than an authenticated request itself (README "Try the demo server").
+  // lines per request cost more than an authenticated request itself (example/docs/example-server.md).
   const app = Fastify({
     ...server,
     logger,

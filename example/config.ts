@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { days, integer, list, onOff, oneOf, origins, rpId, secrets, text, url } from './env-values.js'
 
-/** The example server's settings, from the environment (see README "Example server"). */
+/** The example server's settings, from the environment (example/docs/example-server.md lists them). */
 export interface ServerConfig {
   port: number
   host: string
@@ -14,7 +15,7 @@ export interface ServerConfig {
   rateLimit: boolean
   databaseUrl: string | undefined
   redisUrl: string | undefined
-  logLevel: string
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** REQUEST_LOGGING=on: Fastify's per-request log lines (off by default; audit events are logged either way). */
   requestLogging: boolean
   /** AUTH_REFRESH=off turns refresh tokens off. */
@@ -54,78 +55,78 @@ export interface ServerConfig {
   pwnedTimeoutMs: number | undefined
 }
 
-function integer (env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return undefined
-  const value = Number(raw)
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${raw}"`)
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** An idle timeout above the absolute lifetime cannot work: said with the variables (and the default that was used). */
+function sessionLifetimes (env: NodeJS.ProcessEnv): { sessionIdleTtl: number | undefined, sessionMaxTtl: number | undefined } {
+  const sessionIdleTtl = integer(env, 'AUTH_SESSION_IDLE_TTL', 1, 400 * 86_400)
+  const sessionMaxTtl = integer(env, 'AUTH_SESSION_MAX_TTL', 1, 400 * 86_400)
+  const idle = sessionIdleTtl ?? 604_800
+  const max = sessionMaxTtl ?? 2_592_000
+  if (idle > max) {
+    throw new Error(`AUTH_SESSION_IDLE_TTL (${idle}${sessionIdleTtl === undefined ? ', its default: set it too' : ''}) must not exceed AUTH_SESSION_MAX_TTL (${max}${sessionMaxTtl === undefined ? ', its default' : ''})`)
   }
-  return value
+  return { sessionIdleTtl, sessionMaxTtl }
 }
 
-/** A number of days from 0 to `max`, fractions allowed down to one second (a test may trust a device for 2 s). */
-function days (env: NodeJS.ProcessEnv, name: string, max: number): number | undefined {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return undefined
-  const value = Number(raw)
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || value > max || (value > 0 && Math.round(value * 86_400) < 1)) {
-    throw new Error(`${name} must be a number of days from 0 to ${max} (0.0000116 is one second), not "${raw}"`)
+function appName (env: NodeJS.ProcessEnv): string {
+  const name = text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
+  if (name.trim() === '' || name.length > 100 || name.includes(':')) {
+    throw new Error(`AUTH_APP_NAME must be a name of 1 to 100 characters without ":" (authenticator apps show it), not "${name}"`)
   }
-  return value
+  return name
 }
 
-function text (env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name]
-  return raw === undefined || raw === '' ? undefined : raw
+function mailFrom (env: NodeJS.ProcessEnv): string {
+  const from = text(env, 'MAIL_FROM') ?? 'fastify-password-auth example <no-reply@localhost>'
+  if (!/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from.trim())) {
+    throw new Error(`MAIL_FROM must be an address, such as no-reply@example.com or "Example <no-reply@example.com>", not "${from}"`)
+  }
+  return from
 }
 
-function onOff (env: NodeJS.ProcessEnv, name: string, fallback: 'on' | 'off'): boolean {
-  const value = text(env, name) ?? fallback
-  if (value !== 'on' && value !== 'off') throw new Error(`${name} must be "on" or "off", not "${value}"`)
-  return value === 'on'
-}
-
+/** Every bad value stops the server with a message naming its variable. */
 export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const jwtSecret = text(env, 'JWT_SECRET')
+  const port = integer(env, 'PORT', 0, 65535) ?? 3000
+  const passkeyRpId = rpId('AUTH_PASSKEY_RP_ID', text(env, 'AUTH_PASSKEY_RP_ID') ?? 'localhost')
   return {
-    port: integer(env, 'PORT', 0, 65535) ?? 3000,
+    port,
     host: text(env, 'HOST') ?? '127.0.0.1',
-    jwtSecret: jwtSecret ?? randomBytes(32).toString('base64url'),
+    jwtSecret: jwtSecret === undefined ? randomBytes(32).toString('base64url') : secrets('JWT_SECRET', [jwtSecret])[0]!,
     jwtSecretGenerated: jwtSecret === undefined,
-    jwtPreviousSecrets: (text(env, 'JWT_PREVIOUS_SECRETS') ?? '').split(',').map((secret) => secret.trim()).filter((secret) => secret !== ''),
+    jwtPreviousSecrets: secrets('JWT_PREVIOUS_SECRETS', list(env, 'JWT_PREVIOUS_SECRETS') ?? []),
     accountsFile: text(env, 'AUTH_ACCOUNTS_FILE'),
     tokenTtl: integer(env, 'AUTH_TOKEN_TTL', 1, 86_400),
     rateLimit: onOff(env, 'AUTH_RATE_LIMIT', 'on'),
-    databaseUrl: text(env, 'DATABASE_URL'),
-    redisUrl: text(env, 'REDIS_URL'),
-    logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/app', { query: true }),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', { query: true }),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     requestLogging: onOff(env, 'REQUEST_LOGGING', 'off'),
     refresh: onOff(env, 'AUTH_REFRESH', 'on'),
-    sessionIdleTtl: integer(env, 'AUTH_SESSION_IDLE_TTL', 1, 400 * 86_400),
-    sessionMaxTtl: integer(env, 'AUTH_SESSION_MAX_TTL', 1, 400 * 86_400),
+    ...sessionLifetimes(env),
     refreshGrace: integer(env, 'AUTH_REFRESH_GRACE', 0, 300),
     reauthMaxAge: integer(env, 'AUTH_REAUTH_MAX_AGE', 1, 86_400),
     refreshCookie: onOff(env, 'AUTH_REFRESH_COOKIE', 'off'),
     requestTimeout: integer(env, 'REQUEST_TIMEOUT', 1, 300) ?? 10,
     mailOutbox: text(env, 'AUTH_MAIL_OUTBOX'),
-    smtpUrl: text(env, 'SMTP_URL'),
-    mailFrom: text(env, 'MAIL_FROM') ?? 'fastify-password-auth example <no-reply@localhost>',
-    appUrl: text(env, 'APP_URL')?.replace(/\/+$/, ''),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:'], 'smtp://user:password@mail.example.com:587', { query: true }),
+    mailFrom: mailFrom(env),
+    appUrl: url(env, 'APP_URL', ['http:', 'https:'], 'https://app.example.com or http://localhost:3000')?.replace(/\/+$/, ''),
     resetTtl: integer(env, 'AUTH_RESET_TTL', 1, 86_400),
     verifyTtl: integer(env, 'AUTH_VERIFY_TTL', 1, 30 * 86_400),
     mailLimit: integer(env, 'AUTH_MAIL_LIMIT', 1, 1000),
     deviceTtl: integer(env, 'AUTH_DEVICE_TTL', 1, 400 * 86_400),
     mfaTtl: integer(env, 'AUTH_MFA_TTL', 1, 3600),
-    mfaIssuer: text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example',
+    mfaIssuer: appName(env),
     accountSelfService: onOff(env, 'AUTH_ACCOUNT_SELF_SERVICE', 'on'),
     revertTtl: integer(env, 'AUTH_REVERT_TTL', 1, 30 * 86_400),
-    passkeyRpId: text(env, 'AUTH_PASSKEY_RP_ID') ?? 'localhost',
-    passkeyOrigins: (text(env, 'AUTH_PASSKEY_ORIGINS') ?? `http://localhost:${integer(env, 'PORT', 0, 65535) ?? 3000}`)
-      .split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
+    passkeyRpId,
+    // Browsers refuse passkeys on an IP address: the page is http://localhost:<PORT>, not http://127.0.0.1:<PORT>.
+    passkeyOrigins: origins('AUTH_PASSKEY_ORIGINS', list(env, 'AUTH_PASSKEY_ORIGINS') ?? [`http://localhost:${port}`], passkeyRpId, 'AUTH_PASSKEY_RP_ID'),
     passkeyTtl: integer(env, 'AUTH_PASSKEY_TTL', 1, 3600),
     mfaTrustDays: days(env, 'AUTH_MFA_TRUST_DAYS', 400) ?? 30,
-    pwnedRangeUrl: text(env, 'AUTH_PWNED_RANGE_URL'),
+    pwnedRangeUrl: url(env, 'AUTH_PWNED_RANGE_URL', ['http:', 'https:'], 'https://api.pwnedpasswords.com/range/'),
     pwnedTimeoutMs: integer(env, 'AUTH_PWNED_TIMEOUT_MS', 1, 60_000)
   }
 }

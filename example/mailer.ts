@@ -87,6 +87,8 @@ export function renderMessage (message: PasswordAuthMessage, appUrl: string): { 
  */
 export async function createMailer ({ mailOutbox, smtpUrl, mailFrom, appUrl }: MailerConfig): Promise<(message: PasswordAuthMessage) => Promise<void>> {
   if (mailOutbox !== undefined) {
+    // Checked at start: a mistyped path would otherwise show only when the first message is lost.
+    await appendFile(mailOutbox, '').catch((err: Error) => { throw new Error(`AUTH_MAIL_OUTBOX: cannot write to ${mailOutbox} (${err.message})`) })
     return async (message) => {
       // The link as the mailbox would show it, beside the message's fields (the token among them).
       const link = /https?:\/\/\S+#[\w-]+=\S+/.exec(renderMessage(message, appUrl()).text)?.[0]

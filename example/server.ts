@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net'
 import { verify } from '@node-rs/argon2'
 import { hashPassword, passwordAuthRedactPaths, passwordAuthRequestSerializer, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
+import { listenError, pageAddress } from './address.js'
 import { buildApp } from './app.js'
 import { createMailer } from './mailer.js'
 import { readConfig } from './config.js'
@@ -30,8 +32,8 @@ async function main (): Promise<void> {
   await stores.seed(hashed)
   if (demo !== undefined) await resetPassword(stores.accounts, demo.email, demo.password, hashed[0]!.passwordHash)
 
-  // Links point to APP_URL, or to where this server listens, known once it listens (PORT=0 picks a free port).
-  let appUrl = config.appUrl ?? `http://${config.host}:${config.port}`
+  // Links point to APP_URL, or to the page's address, known once the server listens (PORT=0 picks a free port).
+  let appUrl = config.appUrl ?? pageAddress(config.host, config.port)
   const app = await buildApp({
     logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths], serializers: { req: passwordAuthRequestSerializer } },
     requestLogging: config.requestLogging,
@@ -42,7 +44,7 @@ async function main (): Promise<void> {
       sessions: stores.sessions,
       attempts: stores.attempts,
       oneTimeTokens: stores.oneTimeTokens,
-      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, trustedDevices: stores.trustedDevices },
+      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, ...(config.mfaTrustDays > 0 ? { trustedDevices: stores.trustedDevices } : {}) },
       mfaTtl: config.mfaTtl,
       mfaStore: stores.mfa,
       passkeys: { rpId: config.passkeyRpId, rpName: config.mfaIssuer, origins: config.passkeyOrigins },
@@ -80,8 +82,15 @@ async function main (): Promise<void> {
     process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })
   }
 
-  const address = await app.listen({ port: config.port, host: config.host })
+  // Fastify's own line names the socket's address; the page is opened at localhost (pageAddress).
+  const listenTextResolver = (bound: string): string => `server bound to ${bound} (the page: ${pageAddress(config.host, Number(new URL(bound).port))})`
+  await app.listen({ port: config.port, host: config.host, listenTextResolver }).catch((err: unknown) => { throw listenError(err, config.host, config.port) })
+  // http://localhost:<port>, not the IP address it listens on: browsers refuse passkeys on an IP address.
+  const address = pageAddress(config.host, (app.server.address() as AddressInfo).port)
   if (config.appUrl === undefined) appUrl = address
+  if (!config.passkeyOrigins.includes(new URL(appUrl).origin)) {
+    app.log.warn(`passkeys work on pages served from AUTH_PASSKEY_ORIGINS (${config.passkeyOrigins.join(', ')}) only, and the page is at ${appUrl}: set AUTH_PASSKEY_ORIGINS to its origin`)
+  }
   const demoLine = demo === undefined ? '' : `\nDemo account: ${demo.email} / ${demo.password}`
   console.log(`fastify-password-auth example listening on ${address} (API docs: ${address}/docs)${demoLine}`)
 }

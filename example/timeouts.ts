@@ -4,7 +4,7 @@ import type { FastifyHttpOptions } from 'fastify'
 export type ServerTimeouts = Pick<FastifyHttpOptions<Server>, 'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'http'>
 
 /**
- * The example server's timeouts (README "Server timeouts"). Fastify's defaults (requestTimeout and
+ * The example server's timeouts (example/docs/production.md, "Server timeouts"). Fastify's defaults (requestTimeout and
  * connectionTimeout 0) let a client hold a connection, and its file descriptor, forever by sending a
  * body one byte at a time.
  *

@@ -12,7 +12,10 @@ declare module 'fastify' {
   interface FastifyRequest extends PasswordAuthRequestDecorators {}
 }
 
-/** Email + password authentication: POST {prefix}/Login, /ChangePassword, /Logout and /Refresh, and the `authenticate` guard. */
+/**
+ * E-mail + password authentication: Login, Logout, Refresh and ChangePassword under {prefix}, and what the options turn on
+ * (session routes, registration, password reset, two factors, passkeys, account self-service); and the `authenticate` guard.
+ */
 const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(passwordAuth, {
   fastify: '5.x',
   name: 'fastify-password-auth'

@@ -55,7 +55,7 @@ export interface ResolvedOptions {
 }
 
 /** Every option, in the order "did you mean" prefers when a misspelt name is as near to two. */
-const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
+export const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
   'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
   'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'account', 'admin', 'breachedPasswords',
@@ -64,6 +64,49 @@ const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
 const RENAMED = { revocations: 'sessions' }
+
+const isOn = (value: unknown): boolean => value !== undefined && value !== false
+const part = (value: unknown, key: string): unknown => isObject(value) ? value[key] : undefined
+
+/**
+ * Options that only a feature uses, each with the option that turns the feature on: given while it is off,
+ * the option would never be read (a store never called, a lifetime never applied), so it is a mistake.
+ */
+const NEEDS_FEATURE: ReadonlyArray<{ option: string, given: (o: PasswordAuthOptions) => boolean, on: (o: PasswordAuthOptions) => boolean, meant: string }> = [
+  { option: 'mfaStore', given: (o) => o.mfaStore !== undefined, on: (o) => isOn(o.mfa), meant: 'mfa: true' },
+  { option: 'mfaTtl', given: (o) => o.mfaTtl !== undefined, on: (o) => isOn(o.mfa), meant: 'mfa: true' },
+  {
+    option: 'mfa.trustedDevices',
+    given: (o) => part(o.mfa, 'trustedDevices') !== undefined,
+    on: (o) => (part(o.mfa, 'trustDays') as number) > 0,
+    meant: 'mfa: { trustDays: 30, trustedDevices }'
+  },
+  { option: 'passkeyStore', given: (o) => o.passkeyStore !== undefined, on: (o) => isOn(o.passkeys), meant: 'passkeys: { rpId, rpName, origins }' },
+  { option: 'passkeyTtl', given: (o) => o.passkeyTtl !== undefined, on: (o) => isOn(o.passkeys), meant: 'passkeys: { rpId, rpName, origins }' },
+  {
+    option: 'passwordReset.keepPasskeys',
+    given: (o) => part(o.passwordReset, 'keepPasskeys') !== undefined,
+    on: (o) => isOn(o.passkeys),
+    meant: 'passkeys: { rpId, rpName, origins }'
+  },
+  { option: 'resetTtl', given: (o) => o.resetTtl !== undefined, on: (o) => isOn(o.passwordReset), meant: 'passwordReset: true' },
+  {
+    option: 'verifyTtl',
+    given: (o) => o.verifyTtl !== undefined,
+    on: (o) => isOn(o.registration) || part(o.account, 'emailChange') === true,
+    meant: 'registration: true (or account: { emailChange: true })'
+  },
+  { option: 'account.revertTtl', given: (o) => part(o.account, 'revertTtl') !== undefined, on: (o) => part(o.account, 'emailChange') === true, meant: 'account.emailChange: true' },
+  { option: 'account.beforeDelete', given: (o) => part(o.account, 'beforeDelete') !== undefined, on: (o) => part(o.account, 'deletion') === true, meant: 'account.deletion: true' },
+  { option: 'account.exportData', given: (o) => part(o.account, 'exportData') !== undefined, on: (o) => part(o.account, 'export') === true, meant: 'account.export: true' },
+  {
+    option: 'oneTimeTokens',
+    given: (o) => o.oneTimeTokens !== undefined,
+    on: (o) => isOn(o.passwordReset) || isOn(o.registration) || isOn(o.mfa) || isOn(o.passkeys) || part(o.account, 'emailChange') === true,
+    meant: 'one of passwordReset, registration, mfa, passkeys or account.emailChange (they keep their links and challenges there)'
+  },
+  { option: 'mailLimit', given: (o) => o.mailLimit !== undefined, on: (o) => o.deliver !== undefined, meant: 'deliver' }
+]
 
 /** Checks every option and fills in the defaults, visiting each room's door once; a mistake throws FST_PWAUTH_INVALID_OPTION. */
 export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
@@ -101,6 +144,9 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
       stores: { sessions: sessions.store, oneTimeTokens: tokens.oneTimeTokenStore, attempts: throttle.attempts }
     }),
     passkeys: resolvePasskeys(options)
+  }
+  for (const { option, given, on, meant } of NEEDS_FEATURE) {
+    assert(!given(options) || on(options), `${option} is set, but nothing uses it while its feature is off: did you mean ${meant}?`)
   }
   checkOneTimeTokensShared(resolved)
   return resolved

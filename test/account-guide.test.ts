@@ -11,6 +11,11 @@ const guideBlock = (name: string): string =>
   ts.transpileModule(docBlock(GUIDE, name), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText
 const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<unknown>
 
+/** The guide's `new PostgresActivityStore({ pool })`, kept in memory here. */
+class MemoryActivityStoreForPostgres {
+  constructor () { return new MemoryActivityStore() }
+}
+
 t.test('the account guide\'s options and admin calls run as written', async (t) => {
   const app = Fastify()
   t.teardown(async () => { await app.close() })
@@ -20,7 +25,7 @@ t.test('the account guide\'s options and admin calls run as written', async (t) 
   const wrapped = { register: async (plugin: typeof passwordAuth, options: object) => await app.register(plugin, { argon2: CHEAP_ARGON2, rateLimit: false, ...options } as never) }
   const options = new AsyncFunction('app', 'passwordAuth', 'accounts', 'deliver', 'billing', 'orders', 'PostgresActivityStore', 'pool', 'process', guideBlock('account-options'))
   await options(wrapped, passwordAuth, accounts, (message: PasswordAuthMessage) => { messages.push(message) },
-    { hasOpenInvoices: async (id: string) => id === 'nobody' }, { of: async () => [7] }, MemoryActivityStore, undefined,
+    { hasOpenInvoices: async (id: string) => id === 'nobody' }, { of: async () => [7] }, MemoryActivityStoreForPostgres, undefined,
     { env: { JWT_SECRET: 'a-test-secret-of-at-least-32-bytes-long' } })
   await app.ready()
   const login = await app.inject({ method: 'POST', url: '/Auth/Login', payload: { email: EMAIL, password: PASSWORD } })

@@ -1,6 +1,7 @@
 // The demo's browser app: cookie mode, no build step. The access token lives in memory only; at page load
 // (and when the access token has expired) a Refresh, which sends the HttpOnly cookie, tells whether the
-// browser is signed in.
+// browser is signed in. Page scripts cannot see that cookie: a marker in localStorage, set while signed in,
+// says whether asking is worth it, so a signed-out load sends no Refresh bound to fail.
 import { installPasskeys } from './passkeys.js'
 
 const auth = new URL('app/Auth/', document.baseURI)
@@ -9,12 +10,23 @@ let accessToken = null
 
 const $ = (id) => document.getElementById(id)
 const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable',
-  'change-email', 'email-change-confirm', 'email-revert', 'delete', 'passkey-new']
-const show = (id) => { for (const view of VIEWS) $(view).hidden = view !== id }
+  'change-email', 'email-change-confirm', 'email-revert', 'delete', 'passkey-new', 'export']
+// A message outlives the change of view its own action makes ("Signed out." on the sign-in form), but not the
+// view changes of the user's next action: a click or a submit makes it stale.
+let current = null
+let messageStale = false
+for (const type of ['click', 'submit']) document.addEventListener(type, () => { messageStale = true }, true)
+const show = (id) => {
+  if (id !== current && messageStale) say('')
+  current = id
+  for (const view of VIEWS) $(view).hidden = view !== id
+}
 const json = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) })
 const problemCode = async (response) => (await response.clone().json().catch(() => ({}))).code
 // `news`: good news or information, shown calm; otherwise the message reports a problem.
-const say = (text, news = false) => { $('message').textContent = text; $('message').className = news ? 'news' : '' }
+const say = (text, news = false) => { $('message').textContent = text; $('message').className = news ? 'news' : ''; messageStale = false }
+const SIGNED_IN = 'fastify-password-auth-demo:signed-in'
+const maySignedIn = () => localStorage.getItem(SIGNED_IN) !== null
 
 async function post (url, body) {
   return await fetch(url, {
@@ -117,9 +129,11 @@ function askProof () {
 async function showAccount () {
   const response = await call(me)
   if (!response.ok) return signedOut()
+  localStorage.setItem(SIGNED_IN, '1')
   $('email').textContent = (await response.json()).email
   const sessions = await call(new URL('Sessions', auth))
   const list = sessions.ok ? await sessions.json() : []
+  $('end-others').hidden = list.length < 2
   $('sessions').replaceChildren(...list.map((session) => {
     const item = document.createElement('li')
     const text = document.createElement('span')
@@ -234,6 +248,7 @@ $('mfa-disable').onsubmit = async (event) => {
 
 function signedOut (text = '') {
   accessToken = null
+  localStorage.removeItem(SIGNED_IN)
   show('login')
   say(text, true)
   passkeys.offerAutofill().catch(() => {})
@@ -274,7 +289,7 @@ $('logout').onclick = async () => {
   signedOut('Signed out.')
 }
 
-$('reload-me').onclick = async () => { await showAccount() }
+$('reload-me').onclick = async () => { say(''); await showAccount() }
 
 $('end-others').onclick = async () => {
   const response = await withRecentAuth(async () => await call(new URL('Sessions/EndOthers', auth), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
@@ -423,6 +438,19 @@ $('delete').onsubmit = async (event) => {
   signedOut('Your account is deleted.')
 }
 
+$('export-account').onclick = async () => {
+  const response = await withRecentAuth(async () => await call(new URL('Account/Export', auth)))
+  // A refused or cancelled confirmation has said what it had to (withRecentAuth).
+  if (!response.ok) return response.status === 401 ? undefined : say('That did not work: try again.')
+  const text = JSON.stringify(await response.json(), null, 2)
+  $('export-json').textContent = text
+  URL.revokeObjectURL($('export-download').href)
+  $('export-download').href = URL.createObjectURL(new Blob([text], { type: 'application/json' }))
+  say('')
+  show('export')
+}
+$('export-done').onclick = async () => { $('export-json').textContent = ''; await showAccount() }
+
 if (linkView() !== null) show(linkView())
-else if (await refresh()) await showAccount()
+else if (maySignedIn() && await refresh()) await showAccount()
 else signedOut()

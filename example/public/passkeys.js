@@ -46,6 +46,8 @@ export function installPasskeys (app) {
     const response = await call(url('Passkeys'))
     const passkeys = response.ok ? await response.json() : []
     count = passkeys.length
+    // Nothing to confirm with until the account has a passkey.
+    $('passkey-stepup').hidden = !supported || count === 0
     $('passkeys').replaceChildren(...passkeys.map((passkey) => {
       const item = document.createElement('li')
       item.textContent = `${passkey.name}${passkey.backedUp ? ' (synced)' : ''} `
@@ -109,7 +111,7 @@ export function installPasskeys (app) {
   const supported = browserSupportsWebAuthn()
   $('passkey-login').hidden = !supported
   $('passkey-add').hidden = !supported
-  $('passkey-stepup').hidden = !supported
+  $('passkey-stepup').hidden = true // until listPasskeys finds one
   /** Whether the re-authentication prompt offers a passkey: this browser has WebAuthn and the account passkeys. */
   const canConfirm = () => supported && count > 0
   return { listPasskeys, offerAutofill, confirm, canConfirm }

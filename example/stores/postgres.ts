@@ -230,7 +230,10 @@ export async function postgresStores (connectionString: string, logError: StoreL
   })
   // An idle connection that dies (server restart) is reported here; without a listener it would crash the process.
   pool.on('error', (err) => { logError('PostgreSQL connection lost', err) })
-  await createPostgresSchema(pool)
+  await createPostgresSchema(pool).catch(async (err: Error) => {
+    await pool.end().catch(() => {})
+    throw new Error(`DATABASE_URL: cannot set up the tables in PostgreSQL (${err.message})`)
+  })
   const accounts = new PostgresAccountStore({ pool })
   return {
     accounts,

@@ -17,7 +17,7 @@ export function warnAboutHostSettings (fastify: FastifyInstance): void {
     if (exposed) {
       fastify.log.warn('fastify-password-auth: the server\'s requestTimeout is 0 (Fastify\'s default), so slow clients can hold ' +
       'connections open forever; set requestTimeout (e.g. 10000 ms) and connectionTimeout in Fastify\'s options ' +
-      '(see the README, "Server timeouts")')
+      '(see example/docs/production.md, "Server timeouts", in the repository)')
     }
     done()
   })

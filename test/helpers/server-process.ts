@@ -36,7 +36,7 @@ export async function failingStart (env: Record<string, string>): Promise<{ code
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  const timer = setTimeout(() => child.kill('SIGKILL'), START_MS)
   const [code] = await once(child, 'exit') as [number | null]
   clearTimeout(timer)
   return { code, output }

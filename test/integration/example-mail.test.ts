@@ -94,10 +94,11 @@ t.test('without either, a development mailer prints the message', async (t) => {
   await resetWith(t, server, printed[1]!)
 })
 
-t.test('without APP_URL, links point to where the server listens, even on a port it picked (PORT=0)', async (t) => {
+t.test('without APP_URL, links point to http://localhost:<the port it listens on>, even a port it picked (PORT=0)', async (t) => {
   const outbox = join(tmpdir(), `outbox-port-${process.pid}-${Date.now().toString(36)}.jsonl`)
   const server = await startServer(t, { AUTH_ACCOUNTS_FILE: await accountsFile(), AUTH_MAIL_OUTBOX: outbox, JWT_SECRET: 'x'.repeat(40), PORT: '0' })
   t.not(new URL(server.url).port, '0')
+  t.equal(new URL(server.url).hostname, 'localhost', 'links open the page where passkeys work: localhost, not 127.0.0.1')
   t.equal((await post(`${server.url}/Auth/ForgotPassword`, { email: 'ada@example.com' })).status, 202)
   const reset = await outboxMessage(outbox, 'password_reset')
   t.equal(reset.link, `${server.url}/#token=${reset.token!}`)

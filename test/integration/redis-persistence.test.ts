@@ -17,6 +17,14 @@ t.test('which Redis settings weaken the guarantees', async (t) => {
   t.match(persistenceWarnings({ ...safe, appendfsync: 'no' }), [/about 30 s/])
   t.match(persistenceWarnings({ ...safe, maxmemory: '1000000', 'maxmemory-policy': 'volatile-lru' }), [/"volatile-lru".*noeviction/])
   t.match(persistenceWarnings({}), [/no persistence/], 'nothing known: assume the worst')
+  // What each loss does: an empty Redis ends sessions (none comes back); one that goes back in time undoes endings.
+  const [empty] = persistenceWarnings({ ...safe, appendonly: 'no', save: '' })
+  t.match(empty, /every session ends .*blocked e-mails get their free failures back/)
+  t.notMatch(empty, /tokens work again|live again/, 'an empty Redis revives no session')
+  t.match(persistenceWarnings({ ...safe, appendonly: 'no' })[0], /sessions ended since \(logouts, password changes\) live again/)
+  const [evicting] = persistenceWarnings({ ...safe, maxmemory: '1000000', 'maxmemory-policy': 'allkeys-lru' })
+  t.match(evicting, /drops keys: sessions end/)
+  t.notMatch(evicting, /tokens work again|live again/, 'an evicted session is ended, not revived')
 })
 
 /** Waits (at most `ms`) for the server's start-up checks to print a line matching `pattern`. */

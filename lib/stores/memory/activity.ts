@@ -1,4 +1,5 @@
 import type { ActivityRecord, ActivityStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 const DAY_MS = 86_400_000
 /** How often, at most, a full store looks for records past their retention to make room. */
@@ -19,6 +20,8 @@ export interface MemoryActivityStoreOptions {
   /** Milliseconds a record is kept (default 90 days). */
   retentionMs?: number
 }
+
+const OPTIONS: StoreOptionRules = { maxRecords: 'count', maxPerType: 'count', retentionMs: 'milliseconds' }
 
 /** A record as kept, with its arrival number: an account's records are listed in the order they came. */
 interface Kept {
@@ -41,9 +44,9 @@ export class MemoryActivityStore implements ActivityStore {
   readonly #maxPerType: number
   readonly #retentionMs: number
 
-  constructor ({ maxRecords = 10_000, maxPerType = 20, retentionMs = 90 * DAY_MS }: MemoryActivityStoreOptions = {}) {
-    if (!Number.isSafeInteger(maxRecords) || maxRecords < 1) throw new TypeError('MemoryActivityStore: maxRecords must be a whole number from 1')
-    if (!Number.isSafeInteger(maxPerType) || maxPerType < 1) throw new TypeError('MemoryActivityStore: maxPerType must be a whole number from 1')
+  constructor (options: MemoryActivityStoreOptions = {}) {
+    checkStoreOptions('MemoryActivityStore', options, OPTIONS)
+    const { maxRecords = 10_000, maxPerType = 20, retentionMs = 90 * DAY_MS } = options
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1000) throw new TypeError('MemoryActivityStore: retentionMs must be a whole number of milliseconds from 1000')
     this.#maxRecords = maxRecords
     this.#maxPerType = maxPerType

@@ -1,5 +1,6 @@
 import { admit, afterOutcome, blockDuration, liveFailures, NO_COUNTS, type AttemptCounts } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface KeyState extends AttemptCounts {
   /** Open reservations: ticket → lease end. */
@@ -9,6 +10,8 @@ interface KeyState extends AttemptCounts {
 }
 
 const SWEEP_INTERVAL_MS = 60_000
+
+const OPTIONS: StoreOptionRules = { maxKeys: 'count' }
 
 /**
  * Attempt counters in process memory, for a single instance. At most `maxKeys` keys are held: expired
@@ -27,7 +30,9 @@ export class MemoryAttemptStore implements AttemptStore {
   readonly #maxKeys: number
   #nextSweep = 0
 
-  constructor ({ maxKeys = 100_000 }: { maxKeys?: number } = {}) {
+  constructor (options: { maxKeys?: number } = {}) {
+    checkStoreOptions('MemoryAttemptStore', options, OPTIONS)
+    const { maxKeys = 100_000 } = options
     this.#maxKeys = maxKeys
   }
 

@@ -1,4 +1,5 @@
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface Entry { hash: string, token: Readonly<OneTimeToken>, expiresAt: number }
 
@@ -19,6 +20,8 @@ const SWEEP_INTERVAL_MS = 60_000
 /** How often a full store may sweep out of turn, before it refuses a token. */
 const FULL_SWEEP_INTERVAL_MS = 1000
 
+const OPTIONS: StoreOptionRules = { maxTokens: 'count', maxOpenTokens: 'count' }
+
 /**
  * One-time tokens in process memory, for a single instance; expired ones are swept at most once a minute.
  * Tokens of accounts and tokens of no account are bounded apart (a flood of LoginOptions or registrations
@@ -34,7 +37,9 @@ export class MemoryOneTimeTokenStore implements OneTimeTokenStore {
   #nextSweep = 0
   #nextFullSweep = 0
 
-  constructor ({ maxTokens = 100_000, maxOpenTokens = 100_000 }: MemoryOneTimeTokenStoreOptions = {}) {
+  constructor (options: MemoryOneTimeTokenStoreOptions = {}) {
+    checkStoreOptions('MemoryOneTimeTokenStore', options, OPTIONS)
+    const { maxTokens = 100_000, maxOpenTokens = 100_000 } = options
     this.#maxTokens = maxTokens
     this.#maxOpenTokens = maxOpenTokens
   }

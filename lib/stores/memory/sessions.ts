@@ -1,6 +1,7 @@
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface Entry {
   readonly session: Readonly<NewSession>
@@ -27,6 +28,8 @@ export interface MemorySessionStoreOptions {
   now?: () => number
 }
 
+const OPTIONS: StoreOptionRules = { now: 'function' }
+
 /**
  * Sessions in process memory, for a single instance. Entries, ended ones included, are dropped once
  * their idle or absolute limit has passed (swept at most once a minute), so memory is bounded by the
@@ -38,7 +41,9 @@ export class MemorySessionStore implements SessionStore {
   readonly #now: () => number
   #nextSweep = 0
 
-  constructor ({ now = Date.now }: MemorySessionStoreOptions = {}) {
+  constructor (options: MemorySessionStoreOptions = {}) {
+    checkStoreOptions('MemorySessionStore', options, OPTIONS)
+    const { now = Date.now } = options
     this.#now = now
   }
 

@@ -1,4 +1,5 @@
 import type { NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface Trust extends TrustedDeviceInfo {
   deviceHash: string
@@ -15,6 +16,8 @@ export interface MemoryTrustedDeviceStoreOptions {
   now?: () => number
 }
 
+const OPTIONS: StoreOptionRules = { now: 'function' }
+
 /**
  * Devices trusted for the second factor, in process memory, for a single instance. An account's entry keeps
  * its generation after its last trust ends, so a trust made with an older one never comes back to life.
@@ -23,7 +26,9 @@ export class MemoryTrustedDeviceStore implements TrustedDeviceStore {
   readonly #accounts = new Map<string, Account>()
   readonly #now: () => number
 
-  constructor ({ now = Date.now }: MemoryTrustedDeviceStoreOptions = {}) {
+  constructor (options: MemoryTrustedDeviceStoreOptions = {}) {
+    checkStoreOptions('MemoryTrustedDeviceStore', options, OPTIONS)
+    const { now = Date.now } = options
     this.#now = now
   }
 

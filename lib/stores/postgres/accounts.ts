@@ -4,6 +4,7 @@ import {
   isIdOfType, resolveAccountMapping, type AccountMapping, type PostgresAccountFieldColumns, type PostgresAccountMapping
 } from './account-mapping.js'
 import { prepare, quoteIdentifier, type Queryable, type Statement } from './sql.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 /** `fields` is required once PasswordAuthAccount has a required field of your own. */
 type FieldsOption = Partial<PostgresAccountFieldColumns> extends PostgresAccountFieldColumns
@@ -69,6 +70,9 @@ function statements (m: AccountMapping): Record<Purpose, string> & { setActive?:
   return sql
 }
 
+/** The mapping's own values are checked by resolveAccountMapping, with their column names. */
+const OPTIONS: StoreOptionRules = { pool: 'pool', fields: 'any', createColumns: 'function', table: 'any', columns: 'any', idType: 'any', activeCondition: 'any' }
+
 /**
  * Accounts in PostgreSQL: the plugin's own table (`accountsTableSql`) or one your application already
  * has, mapped by `table`, `columns`, `idType`, `activeCondition` and `fields`. Every method is one
@@ -85,11 +89,8 @@ export class PostgresAccountStore implements AccountStore {
   readonly #createColumns: PostgresAccountStoreOptions['createColumns']
 
   constructor (options: PostgresAccountStoreOptions) {
-    if (typeof options?.pool?.query !== 'function') {
-      throw new TypeError('PostgresAccountStore: "pool" must be a pg Pool or Client (an object with a query() method)')
-    }
+    checkStoreOptions('PostgresAccountStore', options, OPTIONS)
     const { pool, fields, createColumns, ...mapping } = options
-    if (createColumns !== undefined && typeof createColumns !== 'function') throw new TypeError('PostgresAccountStore: "createColumns" must be a function')
     this.#createColumns = createColumns
     this.#pool = pool
     this.#mapping = resolveAccountMapping(mapping, fields)

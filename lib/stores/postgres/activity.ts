@@ -1,5 +1,6 @@
 import type { ActivityRecord, ActivityStore } from '../types.js'
 import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 const DAY_MS = 86_400_000
 
@@ -32,6 +33,8 @@ CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_time_idx`)} ON ${name
 
 const RETENTION = "now() - $1::float8 * interval '1 millisecond'"
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', retentionMs: 'milliseconds', pruneIntervalMs: 'milliseconds' }
+
 /** Security events in PostgreSQL, shared by every instance, kept `retentionMs`. */
 export class PostgresActivityStore implements ActivityStore {
   readonly #pool: Queryable
@@ -39,8 +42,9 @@ export class PostgresActivityStore implements ActivityStore {
   readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'add' | 'list' | 'forget' | 'prune', Statement>
 
-  constructor ({ pool, table = 'auth_activity', retentionMs = 90 * DAY_MS, pruneIntervalMs = 60_000 }: PostgresActivityStoreOptions) {
-    if (typeof pool?.query !== 'function') throw new TypeError('PostgresActivityStore: "pool" must be a pg Pool or Client (an object with a query() method)')
+  constructor (options: PostgresActivityStoreOptions) {
+    checkStoreOptions('PostgresActivityStore', options, OPTIONS)
+    const { pool, table = 'auth_activity', retentionMs = 90 * DAY_MS, pruneIntervalMs = 60_000 } = options
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1000) throw new TypeError('PostgresActivityStore: retentionMs must be a whole number of milliseconds from 1000')
     const name = quoteName(table)
     this.#pool = pool

@@ -1,6 +1,7 @@
 import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
 import { inFlightRetryMs } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresAttemptStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
@@ -93,6 +94,8 @@ END
 $settle$;`
 }
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+
 /**
  * Attempt counters (per e-mail and per known device) in PostgreSQL, for deployments without Redis, so
  * that every instance shares them. Each operation is one statement calling a function that locks the
@@ -103,7 +106,9 @@ export class PostgresAttemptStore implements AttemptStore {
   readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'reserve' | 'settle' | 'clear' | 'clearGroup' | 'prune', Statement>
 
-  constructor ({ pool, table = 'auth_attempts', pruneIntervalMs = 60_000 }: PostgresAttemptStoreOptions) {
+  constructor (options: PostgresAttemptStoreOptions) {
+    checkStoreOptions('PostgresAttemptStore', options, OPTIONS)
+    const { pool, table = 'auth_attempts', pruneIntervalMs = 60_000 } = options
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({

@@ -1,5 +1,6 @@
 import { prepare, quoteName, type Queryable, type Statement } from './sql.js'
 import type { MfaStore, StoredMfa } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresMfaStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
@@ -21,6 +22,8 @@ export function mfaTableSql (table = 'auth_mfa'): string {
 
 const PAGE = 500
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name' }
+
 /**
  * Second factors in PostgreSQL. Each call is one statement, and each update re-checks its condition on
  * the row it locked, so of concurrent uses of one step or one recovery code exactly one changes the row.
@@ -29,7 +32,9 @@ export class PostgresMfaStore implements MfaStore {
   readonly #pool: Queryable
   readonly #sql: Record<'get' | 'begin' | 'enable' | 'acceptStep' | 'useRecoveryCode' | 'replaceRecoveryCodes' | 'disable' | 'secrets' | 'reseal', Statement>
 
-  constructor ({ pool, table = 'auth_mfa' }: PostgresMfaStoreOptions) {
+  constructor (options: PostgresMfaStoreOptions) {
+    checkStoreOptions('PostgresMfaStore', options, OPTIONS)
+    const { pool, table = 'auth_mfa' } = options
     const name = quoteName(table)
     this.#pool = pool
     this.#sql = prepare({

@@ -1,5 +1,6 @@
 import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresOneTimeTokenStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
@@ -37,13 +38,17 @@ function tokenOf (row: (OneTimeToken & { passwordHash: string | null, fields: Re
   return { ...token, ...(passwordHash === null ? {} : { passwordHash }), ...(fields === null ? {} : { fields }) }
 }
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+
 /** One-time tokens in PostgreSQL: each call is one statement, consume a DELETE … RETURNING (one winner). */
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
   readonly #pool: Queryable
   readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'put' | 'find' | 'consume' | 'consumeFirst' | 'list' | 'remove' | 'removeAll' | 'prune', Statement>
 
-  constructor ({ pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 }: PostgresOneTimeTokenStoreOptions) {
+  constructor (options: PostgresOneTimeTokenStoreOptions) {
+    checkStoreOptions('PostgresOneTimeTokenStore', options, OPTIONS)
+    const { pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 } = options
     const name = quoteName(table)
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)

@@ -1,5 +1,6 @@
 import { prepare, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresPasskeyStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
@@ -91,6 +92,8 @@ const COLUMNS = `credential_id AS id, account_id AS "accountId", public_key AS "
 
 type Name = 'userHandle' | 'generation' | 'add' | 'get' | 'list' | 'use' | 'remove' | 'removeAll' | 'forget'
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name' }
+
 /**
  * Passkeys in PostgreSQL. Each call is one statement: a credential id is the primary key (unique across
  * accounts), an add takes the account's advisory lock before reading its generation and counting (as a
@@ -101,7 +104,9 @@ export class PostgresPasskeyStore implements PasskeyStore {
   readonly #pool: Queryable
   readonly #sql: Record<Name, Statement>
 
-  constructor ({ pool, table = 'auth_passkeys' }: PostgresPasskeyStoreOptions) {
+  constructor (options: PostgresPasskeyStoreOptions) {
+    checkStoreOptions('PostgresPasskeyStore', options, OPTIONS)
+    const { pool, table = 'auth_passkeys' } = options
     const name = quoteName(table)
     const handles = quoteName(`${table}_handles`)
     this.#pool = pool

@@ -2,6 +2,7 @@ import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Sta
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresSessionStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
@@ -71,6 +72,8 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
   }
 }
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+
 /**
  * Sessions in PostgreSQL, for deployments without Redis. Every decision is one statement on the
  * session's row, with the database's clock; concurrent rotations of one generation are serialised by
@@ -81,7 +84,9 @@ export class PostgresSessionStore implements SessionStore {
   readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'create' | 'get' | 'rotate' | 'state' | 'reuse' | 'reauthenticate' | 'end' | 'endAll' | 'forget' | 'list' | 'prune', Statement>
 
-  constructor ({ pool, table = 'auth_sessions', pruneIntervalMs = 60_000 }: PostgresSessionStoreOptions) {
+  constructor (options: PostgresSessionStoreOptions) {
+    checkStoreOptions('PostgresSessionStore', options, OPTIONS)
+    const { pool, table = 'auth_sessions', pruneIntervalMs = 60_000 } = options
     const name = quoteName(table)
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)

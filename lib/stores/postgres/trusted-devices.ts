@@ -1,5 +1,6 @@
 import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
 import type { NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresTrustedDeviceStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
@@ -33,6 +34,8 @@ CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${na
 
 const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`
 
+const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+
 /**
  * Devices trusted for the second factor, in PostgreSQL. A trust is live while its generation is the account's
  * (read in the same statement) and it has not expired; endAll() advances the generation with one upsert, so
@@ -43,7 +46,9 @@ export class PostgresTrustedDeviceStore implements TrustedDeviceStore {
   readonly #pruneNowAndThen: () => void
   readonly #sql: Record<'generation' | 'trust' | 'use' | 'list' | 'remove' | 'endAll' | 'forget' | 'prune', Statement>
 
-  constructor ({ pool, table = 'auth_trusted_devices', pruneIntervalMs = 60_000 }: PostgresTrustedDeviceStoreOptions) {
+  constructor (options: PostgresTrustedDeviceStoreOptions) {
+    checkStoreOptions('PostgresTrustedDeviceStore', options, OPTIONS)
+    const { pool, table = 'auth_trusted_devices', pruneIntervalMs = 60_000 } = options
     const name = quoteName(table)
     const generations = siblingName(table, 'generations')
     const current = `coalesce((SELECT g.generation FROM ${generations} g WHERE g.account_id = $1), 0)`

@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis'
 import { LUA_NOW } from './lua.js'
 import { inFlightRetryMs } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisAttemptStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -76,6 +77,8 @@ interface ScriptedClient {
 
 interface Keys { state: string, leases: string, index: string, member: string }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /**
  * Attempt counters (per e-mail and per known device) in Redis, shared by every instance. Each operation is one atomic Lua
  * script (defined once per client, sent by SHA), on keys that share a hash slot: Redis Cluster works.
@@ -84,7 +87,9 @@ export class RedisAttemptStore implements AttemptStore {
   readonly #client: ScriptedClient
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:attempts:' }: RedisAttemptStoreOptions) {
+  constructor (options: RedisAttemptStoreOptions) {
+    checkStoreOptions('RedisAttemptStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:attempts:' } = options
     if (typeof (client as unknown as Partial<ScriptedClient>)[RESERVE_COMMAND] !== 'function') {
       client.defineCommand(RESERVE_COMMAND, { numberOfKeys: 3, lua: RESERVE })
       client.defineCommand(SETTLE_COMMAND, { numberOfKeys: 3, lua: SETTLE })

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { defineOneKeyScripts } from './lua.js'
 import type { MfaStore, StoredMfa } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisMfaStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -56,13 +57,17 @@ type ScriptedClient = Record<string, (key: string, ...args: Array<string | numbe
   hget: (key: string, field: string) => Promise<string | null>
 }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /** Second factors in Redis, shared by every instance. */
 export class RedisMfaStore implements MfaStore {
   readonly #client: ScriptedClient
   readonly #nodes: () => Redis[]
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:mfa:' }: RedisMfaStoreOptions) {
+  constructor (options: RedisMfaStoreOptions) {
+    checkStoreOptions('RedisMfaStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:mfa:' } = options
     defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
     this.#client = client as unknown as ScriptedClient
     this.#nodes = () => 'isCluster' in client && client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis'
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisOneTimeTokenStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -62,12 +63,16 @@ function tokenOf ([, purpose, accountId, email, version, passwordHash, fields]: 
   return token
 }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /** One-time tokens in Redis, shared by every instance; consume is one Lua script (one winner). */
 export class RedisOneTimeTokenStore implements OneTimeTokenStore {
   readonly #client: ScriptedClient
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:one-time:' }: RedisOneTimeTokenStoreOptions) {
+  constructor (options: RedisOneTimeTokenStoreOptions) {
+    checkStoreOptions('RedisOneTimeTokenStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:one-time:' } = options
     if (typeof (client as unknown as Partial<ScriptedClient>)[PUT_COMMAND] !== 'function') {
       client.defineCommand(PUT_COMMAND, { numberOfKeys: 1, lua: PUT })
       client.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME })

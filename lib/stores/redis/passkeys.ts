@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { defineOneKeyScripts } from './lua.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisPasskeyStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -65,6 +66,8 @@ type ScriptedClient = Record<string, (...keysAndArgs: Array<string | number>) =>
   del: (...keys: string[]) => Promise<number>
 }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /**
  * Passkeys in Redis, shared by every instance. An add takes a place in the account's set, refused past `max` or
  * once the account's generation moved on; then creates the credential, unfinished (refused if its id exists,
@@ -77,7 +80,9 @@ export class RedisPasskeyStore implements PasskeyStore {
   readonly #client: ScriptedClient
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:passkeys:' }: RedisPasskeyStoreOptions) {
+  constructor (options: RedisPasskeyStoreOptions) {
+    checkStoreOptions('RedisPasskeyStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:passkeys:' } = options
     defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
     for (const [name, lua] of Object.entries(ACCOUNT_SCRIPTS)) {
       const command = commandName(name as Script)

@@ -3,6 +3,7 @@ import { LUA_NOW } from './lua.js'
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisSessionStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -96,6 +97,8 @@ function times (createdAt: unknown, expiresInMs: unknown, remainingMs: unknown):
   return { createdAt: Number(createdAt), expiresInMs: Number(expiresInMs), remainingMs: Number(remainingMs) }
 }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /**
  * Sessions in Redis, shared by every instance: atomic Lua scripts (defined once per client) on keys of
  * one hash slot, with the Redis server's clock, so Redis Cluster works and app clocks may differ. An
@@ -106,7 +109,9 @@ export class RedisSessionStore implements SessionStore {
   readonly #scripts: ScriptedClient
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:sessions:' }: RedisSessionStoreOptions) {
+  constructor (options: RedisSessionStoreOptions) {
+    checkStoreOptions('RedisSessionStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:sessions:' } = options
     for (const [name, lua] of Object.entries(COMMANDS)) {
       if (typeof (client as unknown as Record<string, unknown>)[name] !== 'function') {
         client.defineCommand(name, { numberOfKeys: ONE_KEY.has(name) ? 1 : 2, lua })

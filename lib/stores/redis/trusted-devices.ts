@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { defineOneKeyScripts, LUA_NOW } from './lua.js'
 import type { NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore } from '../types.js'
+import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisTrustedDeviceStoreOptions {
   /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
@@ -96,12 +97,16 @@ type ScriptedClient = Record<string, (key: string, ...args: Array<string | numbe
   del: (key: string) => Promise<number>
 }
 
+const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
+
 /** Devices trusted for the second factor, in Redis, shared by every instance. */
 export class RedisTrustedDeviceStore implements TrustedDeviceStore {
   readonly #client: ScriptedClient
   readonly #prefix: string
 
-  constructor ({ client, prefix = 'fastify-password-auth:trusted-devices:' }: RedisTrustedDeviceStoreOptions) {
+  constructor (options: RedisTrustedDeviceStoreOptions) {
+    checkStoreOptions('RedisTrustedDeviceStore', options, OPTIONS)
+    const { client, prefix = 'fastify-password-auth:trusted-devices:' } = options
     defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
     this.#client = client as unknown as ScriptedClient
     this.#prefix = prefix
