@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
 import pg from 'pg'
+import { createClient, createCluster } from 'redis'
 import t from 'tap'
 import * as memory from '../lib/index.js'
 import * as postgres from '../lib/stores/postgres/index.js'
@@ -11,6 +12,9 @@ import * as redis from '../lib/stores/redis/index.js'
 
 const pool = new pg.Pool()
 const client = new Redis({ lazyConnect: true })
+// node-redis clients connect only on connect().
+const nodeRedis = createClient({ url: 'redis://127.0.0.1:6379' })
+const nodeRedisCluster = createCluster({ rootNodes: [{ url: 'redis://127.0.0.1:6379' }] })
 t.teardown(async () => { await pool.end(); client.disconnect() })
 
 type StoreClass = new (options?: any) => unknown
@@ -34,6 +38,8 @@ t.test('every PostgreSQL store: a missing pool, a client instead, an unknown opt
   }
   t.throws(() => new postgres.PostgresSessionStore({ pool, pruneIntervalMs: '1m' as never }),
     { message: 'PostgresSessionStore: "pruneIntervalMs" must be a whole number of milliseconds from 1, got "1m"' })
+  t.throws(() => new postgres.PostgresSessionStore({ pool, preparedStatements: 'no' as never }),
+    { message: 'PostgresSessionStore: "preparedStatements" must be true or false, got "no"' })
   t.throws(() => new postgres.PostgresMfaStore({ pool, table: '' }), { message: 'PostgresMfaStore: "table" must be a table name (optionally schema.table), got ""' })
   t.throws(() => new postgres.PostgresAccountStore({ pool, colums: {} } as never), { message: 'PostgresAccountStore: unknown option colums: did you mean columns?' })
   t.throws(() => new postgres.PostgresAccountStore({ pool, createColumns: {} } as never), { message: 'PostgresAccountStore: "createColumns" must be a function, got object' })
@@ -42,7 +48,7 @@ t.test('every PostgreSQL store: a missing pool, a client instead, an unknown opt
 t.test('every Redis store: a missing client, a pool instead, an unknown option, a prefix that is not a string', async (t) => {
   t.ok(REDIS.length >= 6, REDIS.map(([name]) => name).join(', '))
   for (const [name, Store] of REDIS) {
-    t.throws(() => new Store({}), { name: 'TypeError', message: `${name}: "client" must be an ioredis client (new Redis(…) or new Cluster(…)), got nothing` }, `${name}({})`)
+    t.throws(() => new Store({}), { name: 'TypeError', message: `${name}: "client" must be an ioredis client (new Redis(…) or new Cluster(…)) or a node-redis one (createClient() or createCluster()), got nothing` }, `${name}({})`)
     t.throws(() => new Store({ pool: client }), { message: `${name}: unknown option pool: did you mean client?` }, `${name}({ pool })`)
     t.throws(() => new Store({ redis: client }), { message: `${name}: unknown option redis: did you mean client?` }, `${name}({ redis })`)
     t.throws(() => new Store(client), { message: `${name}: pass the client inside the options, new ${name}({ client }), not as the options` }, `${name}(client)`)
@@ -50,7 +56,11 @@ t.test('every Redis store: a missing client, a pool instead, an unknown option, 
     t.throws(() => new Store({ client, table: 'x' }), { message: `${name}: unknown option table: did you mean prefix?` }, `${name}({ table })`)
     t.throws(() => new Store({ client, prefix: 42 }), { message: `${name}: "prefix" must be a string, got number` }, `${name}({ prefix: 42 })`)
     t.throws(() => new Store({ client: { get: () => null } }), { message: /"client" must be an ioredis client/ })
+    t.throws(() => new Store({ client: { sendCommand: async () => null } }), { message: /"client" must be an ioredis client/ }, 'a sendCommand alone is no node-redis client')
+    t.throws(() => new Store({ client: createClient({ RESP: 3 }) }), { message: `${name}: the node-redis client speaks RESP3; create it with RESP 2 (the default) for the stores` })
     t.doesNotThrow(() => new Store({ client, prefix: 'store-options-test:' }), `${name}({ client })`)
+    t.doesNotThrow(() => new Store({ client: nodeRedis, prefix: 'store-options-test:' }), `${name}({ client: createClient() })`)
+    t.doesNotThrow(() => new Store({ client: nodeRedisCluster, prefix: 'store-options-test:' }), `${name}({ client: createCluster() })`)
   }
 })
 

@@ -12,6 +12,7 @@ import { total } from './round-trips.js'
 import { pooled, type ScaleResult } from './scale.js'
 import type { MixedResult } from './scenarios.js'
 import type { Profile } from './settings.js'
+import type { StatementsPair } from './statements.js'
 
 export interface CeilingSummary {
   runs: CeilingResult[]
@@ -53,6 +54,8 @@ export interface BenchResults {
   /** Each round: the ceiling, then Login (both profiles), the hand-written login, Register and Reauthenticate. */
   login?: { defaults: Rounds, tuned: Rounds, hand: Rounds, register?: Rounds, reauthenticate?: Rounds }
   routes?: { memory?: RouteSet, redis?: RouteSet, postgres?: RouteSet }
+  /** GET /me with unnamed statements (preparedStatements: false) against named ones, A B A B (statements.ts). */
+  statements?: StatementsPair
   mixed?: Record<Profile['name'], MixedResult>
   logout?: { memory?: LogoutPair, redis?: LogoutPair }
   /** LoginMfa and Refresh, alternating, on the same connections (example/bench/login-mfa.ts). */
@@ -397,6 +400,12 @@ export function renderTable (r: BenchResults): string {
   routeRows(r.routes?.memory, 'me-memory', 'memory server')
   routeRows(r.routes?.redis, 'me-redis', 'Redis server')
   routeRows(r.routes?.postgres, 'round-trips', 'PostgreSQL + Redis server')
+  if (r.statements !== undefined) {
+    row('GET /me, PostgreSQL accounts with named statements (the default) + Redis sessions', r.statements.named)
+    row('GET /me, the same with `preparedStatements: false` (unnamed: what a transaction pooler needs)', r.statements.unnamed, {
+      ratio: pairedText(r.statements.ratio, 'named')
+    })
+  }
   if (r.mixed !== undefined) {
     for (const profile of [defaults, tuned]) {
       const { unloaded, loaded, flood, unloadedP99, loadedP99 } = r.mixed[profile.name]

@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: scale, login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register, mfa, breach, passkey; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
+ * startup, forgot, register, mfa, breach, passkey, statements; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -35,6 +35,7 @@ import {
   MIXED_RATE, reauthenticateLoad, refresh, registerLoad, ROUTE_CONNECTIONS, startServer, type Server
 } from './scenarios.js'
 import { scale } from './scale.js'
+import { statementsPair } from './statements.js'
 import { ACTIVE_ACCOUNTS, BENCH_PASSWORD, profiles } from './settings.js'
 
 const env = process.env
@@ -43,7 +44,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey'] as const
+const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey', 'statements'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -271,7 +272,7 @@ async function main (): Promise<void> {
   }
 
   // 8. Sessions in Redis; 9. accounts in PostgreSQL and sessions in Redis (the README's production wiring).
-  if (wanted('redis') || wanted('postgres')) {
+  if (wanted('redis') || wanted('postgres') || wanted('statements')) {
     const redis = await connectRedis(redisUrl)
     if (redis === undefined) {
       results.notes.push(`Redis at ${redisUrl} is not reachable: the Redis and PostgreSQL rows were skipped.`)
@@ -279,16 +280,34 @@ async function main (): Promise<void> {
     } else {
       try {
         if (wanted('redis')) await redisServer(results, redis, 'memory')
-        if (wanted('postgres')) {
+        if (wanted('postgres') || wanted('statements')) {
           const pg = await connectPostgres(databaseUrl)
           if (pg === undefined) {
             results.notes.push(`PostgreSQL at ${databaseUrl} is not reachable: the PostgreSQL rows were skipped.`)
             log(results.notes.at(-1)!)
           } else {
+            const schema = `fpa_bench_${runId.replace(/\W/g, '_')}`
+            const prefix = (label: string): string => `fastify-password-auth-bench:${runId}:${label}:`
             try {
-              await redisServer(results, redis, 'postgres')
+              if (wanted('postgres')) await redisServer(results, redis, 'postgres')
+              if (wanted('statements')) {
+                log('GET /me with named and unnamed PostgreSQL statements, side by side')
+                results.statements = await statementsPair({
+                  profile: defaults,
+                  env: { BENCH_SESSIONS: 'redis', BENCH_REDIS_URL: redisUrl, BENCH_ACCOUNTS: 'postgres', BENCH_DATABASE_URL: databaseUrl, BENCH_PG_POOL: String(pgPoolSize) },
+                  schema: (label) => `${schema}_${label}`,
+                  prefix,
+                  rounds: ROUNDS,
+                  seconds,
+                  connections: ROUTE_CONNECTIONS
+                })
+              }
             } finally {
-              await dropSchema(pg, `fpa_bench_${runId.replace(/\W/g, '_')}`)
+              for (const label of ['named', 'unnamed']) {
+                await dropSchema(pg, `${schema}_${label}`)
+                await dropKeys(redis, prefix(label))
+              }
+              await dropSchema(pg, schema)
               await pg.end()
             }
           }

@@ -192,6 +192,7 @@ async function main (): Promise<void> {
     databaseUrl: env.BENCH_DATABASE_URL,
     pgSchema: env.BENCH_PG_SCHEMA,
     pgPoolSize: env.BENCH_PG_POOL === undefined ? undefined : Number(env.BENCH_PG_POOL),
+    pgPreparedStatements: env.BENCH_PG_PREPARED !== 'false',
     hashThreads: env.BENCH_HASH_THREADS === undefined ? undefined : Number(env.BENCH_HASH_THREADS),
     profileDir: env.BENCH_PROFILE_DIR,
     sampleHashes: env.BENCH_SAMPLE_HASHES === '1',

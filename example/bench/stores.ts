@@ -24,6 +24,8 @@ export interface BenchStoreOptions {
   pgSchema?: string
   /** The pg Pool's `max`. */
   pgPoolSize?: number
+  /** The stores' `preparedStatements` (default true); false is what a transaction pooler needs. */
+  pgPreparedStatements?: boolean
 }
 
 /** Statements run (by statement name) and Redis commands sent (by command name) so far. */
@@ -108,7 +110,7 @@ async function postgresAccounts (options: BenchStoreOptions, counts: Record<stri
   await pool.query(`ANALYZE "${schema}".auth_accounts`)
   countStatements(pool, counts)
   return {
-    accounts: new PostgresAccountStore({ pool, table }),
+    accounts: new PostgresAccountStore({ pool, table, preparedStatements: options.pgPreparedStatements ?? true }),
     close: async () => {
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {})
       await pool.end()
@@ -159,7 +161,7 @@ export async function benchStores (options: BenchStoreOptions): Promise<BenchSto
   } else {
     sessions = new MemorySessionStore()
   }
-  const description = `accounts: ${options.accounts === 'postgres' ? `PostgreSQL (pool max ${options.pgPoolSize ?? 16})` : 'memory'}, ` +
+  const description = `accounts: ${options.accounts === 'postgres' ? `PostgreSQL (pool max ${options.pgPoolSize ?? 16}${options.pgPreparedStatements === false ? ', unnamed statements' : ''})` : 'memory'}, ` +
     `sessions: ${options.sessions === 'redis' ? 'Redis (one-time tokens too)' : 'memory'}`
   return { accounts, sessions, oneTimeTokens, roundTrips, description, close: async () => { await Promise.all(closers.map(async (close) => { await close() })) } }
 }

@@ -1,30 +1,36 @@
 import { isObject, nearest } from '../common/option-rules.js'
 
 /** A store's options: each name it takes, and what a value must be. */
-export type StoreOptionRules = Record<string, 'pool' | 'client' | 'name' | 'prefix' | 'milliseconds' | 'count' | 'function' | 'any'>
+export type StoreOptionRules = Record<string, 'pool' | 'client' | 'name' | 'prefix' | 'milliseconds' | 'count' | 'function' | 'boolean' | 'any'>
 
 /** Names taken from another backend's stores, pointed at this one's: `client` on a PostgreSQL store means `pool`. */
 const OTHER_BACKEND: Record<string, string> = { client: 'pool', redis: 'client', pool: 'client', table: 'prefix', prefix: 'table' }
 
 const DESCRIBE = {
   pool: 'a pg Pool or Client (an object with a query() method)',
-  client: 'an ioredis client (new Redis(…) or new Cluster(…))',
+  client: 'an ioredis client (new Redis(…) or new Cluster(…)) or a node-redis one (createClient() or createCluster())',
   name: 'a table name (optionally schema.table)',
   prefix: 'a string',
   milliseconds: 'a whole number of milliseconds from 1',
   count: 'a whole number from 1',
-  function: 'a function'
+  function: 'a function',
+  boolean: 'true or false'
 } as const
 
 function fits (rule: StoreOptionRules[string], value: unknown): boolean {
   switch (rule) {
     case 'pool': return typeof (value as { query?: unknown } | undefined)?.query === 'function'
-    case 'client': return typeof (value as { defineCommand?: unknown } | undefined)?.defineCommand === 'function'
+    case 'client': {
+      // ioredis (Redis, Cluster) has defineCommand; node-redis (createClient, createCluster) sendCommand and isOpen.
+      const client = value as Record<string, unknown> | null | undefined
+      return typeof client?.defineCommand === 'function' || (typeof client?.sendCommand === 'function' && 'isOpen' in client)
+    }
     case 'name': return typeof value === 'string' && value !== ''
     case 'prefix': return typeof value === 'string'
     case 'milliseconds':
     case 'count': return Number.isSafeInteger(value) && (value as number) >= 1
     case 'function': return typeof value === 'function'
+    case 'boolean': return typeof value === 'boolean'
     case 'any': return true
   }
 }

@@ -33,7 +33,6 @@ function twoConnections (t: Test): Redis {
   let turn = 0
   return new Proxy(clients[0]!, {
     get (target, name) {
-      if (name === 'defineCommand') return (...args: Parameters<Redis['defineCommand']>) => { for (const client of clients) client.defineCommand(...args) }
       const value = Reflect.get(target, name)
       if (typeof value !== 'function') return value
       return (...args: unknown[]) => (clients[turn++ % 2] as unknown as Record<string | symbol, (...args: unknown[]) => unknown>)[name]!(...args)

@@ -15,6 +15,11 @@ export type PostgresAccountStoreOptions = PostgresAccountMapping & FieldsOption 
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
   /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
+  /**
    * Registration (create()): values for columns of yours the plugin does not know, keyed by column name,
    * e.g. a Django table's `username` and `date_joined`. Columns it leaves out take their defaults; a
    * column that `fields` maps a registration field to keeps that field's value.
@@ -71,7 +76,7 @@ function statements (m: AccountMapping): Record<Purpose, string> & { setActive?:
 }
 
 /** The mapping's own values are checked by resolveAccountMapping, with their column names. */
-const OPTIONS: StoreOptionRules = { pool: 'pool', fields: 'any', createColumns: 'function', table: 'any', columns: 'any', idType: 'any', activeCondition: 'any' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', fields: 'any', createColumns: 'function', table: 'any', columns: 'any', idType: 'any', activeCondition: 'any' }
 
 /**
  * Accounts in PostgreSQL: the plugin's own table (`accountsTableSql`) or one your application already
@@ -90,13 +95,13 @@ export class PostgresAccountStore implements AccountStore {
 
   constructor (options: PostgresAccountStoreOptions) {
     checkStoreOptions('PostgresAccountStore', options, OPTIONS)
-    const { pool, fields, createColumns, ...mapping } = options
+    const { pool, fields, createColumns, preparedStatements = true, ...mapping } = options
     this.#createColumns = createColumns
     this.#pool = pool
     this.#mapping = resolveAccountMapping(mapping, fields)
     const { setActive, ...sql } = statements(this.#mapping)
-    this.#sql = prepare(sql)
-    this.#setActive = setActive === undefined ? undefined : prepare({ setActive }).setActive
+    this.#sql = prepare(sql, preparedStatements)
+    this.#setActive = setActive === undefined ? undefined : prepare({ setActive }, preparedStatements).setActive
   }
 
   async findByEmail (email: string): Promise<StoredAccount | null> {

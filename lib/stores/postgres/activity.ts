@@ -7,6 +7,11 @@ const DAY_MS = 86_400_000
 export interface PostgresActivityStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /** Table name, optionally schema-qualified (default 'auth_activity'). */
   table?: string
   /** Milliseconds a record is kept (default 90 days); older rows are deleted in the background of an add. */
@@ -33,7 +38,7 @@ CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_time_idx`)} ON ${name
 
 const RETENTION = "now() - $1::float8 * interval '1 millisecond'"
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', retentionMs: 'milliseconds', pruneIntervalMs: 'milliseconds' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name', retentionMs: 'milliseconds', pruneIntervalMs: 'milliseconds' }
 
 /** Security events in PostgreSQL, shared by every instance, kept `retentionMs`. */
 export class PostgresActivityStore implements ActivityStore {
@@ -44,7 +49,7 @@ export class PostgresActivityStore implements ActivityStore {
 
   constructor (options: PostgresActivityStoreOptions) {
     checkStoreOptions('PostgresActivityStore', options, OPTIONS)
-    const { pool, table = 'auth_activity', retentionMs = 90 * DAY_MS, pruneIntervalMs = 60_000 } = options
+    const { pool, preparedStatements = true, table = 'auth_activity', retentionMs = 90 * DAY_MS, pruneIntervalMs = 60_000 } = options
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1000) throw new TypeError('PostgresActivityStore: retentionMs must be a whole number of milliseconds from 1000')
     const name = quoteName(table)
     this.#pool = pool
@@ -56,7 +61,7 @@ export class PostgresActivityStore implements ActivityStore {
         FROM ${name} WHERE account_id = $2 AND time > ${RETENTION} ORDER BY time DESC, id DESC LIMIT $3`,
       forget: `DELETE FROM ${name} WHERE account_id = $1`,
       prune: `DELETE FROM ${name} WHERE time <= ${RETENTION}`
-    })
+    }, preparedStatements)
   }
 
   async add ({ accountId, type, time, requestId, ip, details }: ActivityRecord): Promise<void> {

@@ -6,6 +6,11 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 export interface PostgresAttemptStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /** Table name, optionally schema-qualified (default 'auth_attempts'). */
   table?: string
   /** Rows with nothing left to count are deleted at most this often, in the background of a reservation (default 60000 ms). */
@@ -94,7 +99,7 @@ END
 $settle$;`
 }
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name', pruneIntervalMs: 'milliseconds' }
 
 /**
  * Attempt counters (per e-mail and per known device) in PostgreSQL, for deployments without Redis, so
@@ -108,7 +113,7 @@ export class PostgresAttemptStore implements AttemptStore {
 
   constructor (options: PostgresAttemptStoreOptions) {
     checkStoreOptions('PostgresAttemptStore', options, OPTIONS)
-    const { pool, table = 'auth_attempts', pruneIntervalMs = 60_000 } = options
+    const { pool, preparedStatements = true, table = 'auth_attempts', pruneIntervalMs = 60_000 } = options
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
     this.#sql = prepare({
@@ -117,7 +122,7 @@ export class PostgresAttemptStore implements AttemptStore {
       clear: `DELETE FROM ${quoteName(table)} WHERE key = $1`,
       clearGroup: `DELETE FROM ${quoteName(table)} WHERE strpos(key, '/') > 0 AND split_part(key, '/', 1) = $1`,
       prune: `DELETE FROM ${quoteName(table)} WHERE expires_at < extract(epoch from clock_timestamp()) * 1000`
-    })
+    }, preparedStatements)
   }
 
   async reserve (key: string, ticket: string, policy: ThrottlePolicy): Promise<Reservation> {

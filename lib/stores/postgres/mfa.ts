@@ -5,6 +5,11 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 export interface PostgresMfaStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /** Table name, optionally schema-qualified (default 'auth_mfa'). */
   table?: string
 }
@@ -22,7 +27,7 @@ export function mfaTableSql (table = 'auth_mfa'): string {
 
 const PAGE = 500
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name' }
 
 /**
  * Second factors in PostgreSQL. Each call is one statement, and each update re-checks its condition on
@@ -34,7 +39,7 @@ export class PostgresMfaStore implements MfaStore {
 
   constructor (options: PostgresMfaStoreOptions) {
     checkStoreOptions('PostgresMfaStore', options, OPTIONS)
-    const { pool, table = 'auth_mfa' } = options
+    const { pool, preparedStatements = true, table = 'auth_mfa' } = options
     const name = quoteName(table)
     this.#pool = pool
     this.#sql = prepare({
@@ -49,7 +54,7 @@ export class PostgresMfaStore implements MfaStore {
       disable: `DELETE FROM ${name} WHERE account_id = $1 RETURNING enabled`,
       secrets: `SELECT account_id AS "accountId", secret FROM ${name} WHERE account_id > $1 ORDER BY account_id LIMIT ${PAGE}`,
       reseal: `UPDATE ${name} SET secret = $3 WHERE account_id = $1 AND secret = $2 RETURNING 1`
-    })
+    }, preparedStatements)
   }
 
   async get (accountId: string): Promise<StoredMfa | null> {

@@ -5,6 +5,11 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 export interface PostgresOneTimeTokenStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /** Table name, optionally schema-qualified (default 'auth_one_time_tokens'). */
   table?: string
   /** Expired rows are deleted at most this often, in the background of a put (default 60000 ms). */
@@ -38,7 +43,7 @@ function tokenOf (row: (OneTimeToken & { passwordHash: string | null, fields: Re
   return { ...token, ...(passwordHash === null ? {} : { passwordHash }), ...(fields === null ? {} : { fields }) }
 }
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name', pruneIntervalMs: 'milliseconds' }
 
 /** One-time tokens in PostgreSQL: each call is one statement, consume a DELETE … RETURNING (one winner). */
 export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
@@ -48,7 +53,7 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
 
   constructor (options: PostgresOneTimeTokenStoreOptions) {
     checkStoreOptions('PostgresOneTimeTokenStore', options, OPTIONS)
-    const { pool, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 } = options
+    const { pool, preparedStatements = true, table = 'auth_one_time_tokens', pruneIntervalMs = 60_000 } = options
     const name = quoteName(table)
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
@@ -77,7 +82,7 @@ export class PostgresOneTimeTokenStore implements OneTimeTokenStore {
       remove: `DELETE FROM ${name} WHERE slot = $1`,
       removeAll: `DELETE FROM ${name} WHERE account_id = $1 AND account_id <> ''`,
       prune: `DELETE FROM ${name} WHERE expires_at <= now()`
-    })
+    }, preparedStatements)
   }
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {

@@ -1,10 +1,15 @@
-import { prepare, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface PostgresPasskeyStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /**
    * Table name, optionally schema-qualified (default 'auth_passkeys'); the user handles live in `<table>_handles`,
    * the accounts' generations in `<table>_generations`.
@@ -35,7 +40,7 @@ export function passkeysTableSql (table = 'auth_passkeys'): string {
   created_at float8 NOT NULL,
   last_used_at float8
 );
-CREATE INDEX IF NOT EXISTS ${quoteName(`${table}_account_idx`)} ON ${name} (account_id, created_at);
+CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_account_idx`)} ON ${name} (account_id, created_at);
 CREATE TABLE IF NOT EXISTS ${quoteName(`${table}_handles`)} (
   account_id text PRIMARY KEY,
   handle text NOT NULL UNIQUE
@@ -92,7 +97,7 @@ const COLUMNS = `credential_id AS id, account_id AS "accountId", public_key AS "
 
 type Name = 'userHandle' | 'generation' | 'add' | 'get' | 'list' | 'use' | 'remove' | 'removeAll' | 'forget'
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name' }
 
 /**
  * Passkeys in PostgreSQL. Each call is one statement: a credential id is the primary key (unique across
@@ -106,7 +111,7 @@ export class PostgresPasskeyStore implements PasskeyStore {
 
   constructor (options: PostgresPasskeyStoreOptions) {
     checkStoreOptions('PostgresPasskeyStore', options, OPTIONS)
-    const { pool, table = 'auth_passkeys' } = options
+    const { pool, preparedStatements = true, table = 'auth_passkeys' } = options
     const name = quoteName(table)
     const handles = quoteName(`${table}_handles`)
     this.#pool = pool
@@ -122,7 +127,7 @@ export class PostgresPasskeyStore implements PasskeyStore {
       remove: `DELETE FROM ${name} WHERE account_id = $1 AND credential_id = $2 RETURNING 1`,
       removeAll: `SELECT ${siblingName(table, 'remove_all')}($1) AS removed`,
       forget: `SELECT ${siblingName(table, 'forget')}($1) AS removed`
-    })
+    }, preparedStatements)
   }
 
   async userHandle (accountId: string, candidate: string): Promise<string> {

@@ -7,6 +7,11 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 export interface PostgresSessionStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /** Table name, optionally schema-qualified (default 'auth_sessions'). */
   table?: string
   /** Rows of sessions past their limits are deleted at most this often, in the background of a Login (default 60000 ms). */
@@ -72,7 +77,7 @@ function current (row: Row, outcome: 'rotated' | 'grace'): RotationResult {
   }
 }
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name', pruneIntervalMs: 'milliseconds' }
 
 /**
  * Sessions in PostgreSQL, for deployments without Redis. Every decision is one statement on the
@@ -86,7 +91,7 @@ export class PostgresSessionStore implements SessionStore {
 
   constructor (options: PostgresSessionStoreOptions) {
     checkStoreOptions('PostgresSessionStore', options, OPTIONS)
-    const { pool, table = 'auth_sessions', pruneIntervalMs = 60_000 } = options
+    const { pool, preparedStatements = true, table = 'auth_sessions', pruneIntervalMs = 60_000 } = options
     const name = quoteName(table)
     this.#pool = pool
     this.#pruneNowAndThen = pruneNowAndThen(async () => await this.prune(), pruneIntervalMs)
@@ -108,7 +113,7 @@ export class PostgresSessionStore implements SessionStore {
         ${AUTHENTICATED_AT}, ${ms('LEAST(idle_until, ends_at)')} AS "expiresAt", ip, user_agent AS "userAgent", trusted_device AS "trustedDevice"
         FROM ${name} WHERE account_id = $1 AND ${LIVE} ORDER BY created_at, id`,
       prune: `DELETE FROM ${name} WHERE LEAST(idle_until, ends_at) <= now()`
-    })
+    }, preparedStatements)
   }
 
   async create (session: NewSession, policy: SessionPolicy): Promise<SessionTimes> {

@@ -27,21 +27,24 @@ export function siblingName (table: string, suffix: string): string {
 }
 
 export interface Statement {
-  name: string
+  /** Absent: an unnamed statement, parsed at every call (what a transaction pooler needs). */
+  name: string | undefined
   text: string
 }
 
 /**
  * Names each statement after a hash of its text, so it is parsed once per connection (named prepared
- * statement) and statements of stores on different tables never collide.
+ * statement) and statements of stores on different tables never collide; with `named` false, leaves them
+ * unnamed, since a transaction pooler hands each transaction to any server connection, where a statement
+ * prepared on another one does not exist.
  */
-export function prepare<K extends string> (statements: Record<K, string>): Record<K, Statement> {
+export function prepare<K extends string> (statements: Record<K, string>, named: boolean): Record<K, Statement> {
   const prepared = {} as Record<K, Statement>
   for (const purpose of Object.keys(statements) as K[]) {
     const text = statements[purpose]
     let hash = 5381
     for (let i = 0; i < text.length; i++) hash = ((hash * 33) ^ text.charCodeAt(i)) >>> 0
-    prepared[purpose] = { name: `fastify_password_auth_${purpose}_${hash.toString(36)}`, text }
+    prepared[purpose] = { name: named ? `fastify_password_auth_${purpose}_${hash.toString(36)}` : undefined, text }
   }
   return prepared
 }

@@ -5,6 +5,11 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 export interface PostgresTrustedDeviceStoreOptions {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
   /** Table name, optionally schema-qualified (default 'auth_trusted_devices'); the generations live beside it in `<table>_generations`. */
   table?: string
   /** Rows of ended trusts are deleted at most this often, in the background of a trust() (default 60000 ms). */
@@ -34,7 +39,7 @@ CREATE INDEX IF NOT EXISTS ${quoteName(`${baseName(table)}_expiry_idx`)} ON ${na
 
 const ms = (column: string): string => `(extract(epoch from ${column}) * 1000)::float8`
 
-const OPTIONS: StoreOptionRules = { pool: 'pool', table: 'name', pruneIntervalMs: 'milliseconds' }
+const OPTIONS: StoreOptionRules = { pool: 'pool', preparedStatements: 'boolean', table: 'name', pruneIntervalMs: 'milliseconds' }
 
 /**
  * Devices trusted for the second factor, in PostgreSQL. A trust is live while its generation is the account's
@@ -48,7 +53,7 @@ export class PostgresTrustedDeviceStore implements TrustedDeviceStore {
 
   constructor (options: PostgresTrustedDeviceStoreOptions) {
     checkStoreOptions('PostgresTrustedDeviceStore', options, OPTIONS)
-    const { pool, table = 'auth_trusted_devices', pruneIntervalMs = 60_000 } = options
+    const { pool, preparedStatements = true, table = 'auth_trusted_devices', pruneIntervalMs = 60_000 } = options
     const name = quoteName(table)
     const generations = siblingName(table, 'generations')
     const current = `coalesce((SELECT g.generation FROM ${generations} g WHERE g.account_id = $1), 0)`
@@ -74,7 +79,7 @@ export class PostgresTrustedDeviceStore implements TrustedDeviceStore {
       forget: `WITH trusts AS (DELETE FROM ${name} WHERE account_id = $1) DELETE FROM ${generations} WHERE account_id = $1`,
       prune: `DELETE FROM ${name} t WHERE t.trusted_until <= now()
         OR t.generation < coalesce((SELECT g.generation FROM ${generations} g WHERE g.account_id = t.account_id), 0)`
-    })
+    }, preparedStatements)
   }
 
   async generation (accountId: string): Promise<number> {

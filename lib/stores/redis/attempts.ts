@@ -1,12 +1,12 @@
-import type { Cluster, Redis } from 'ioredis'
-import { LUA_NOW } from './lua.js'
+import { redisCommands, type RedisClient, type RedisCommands } from './client.js'
+import { LUA_NOW, scripts } from './lua.js'
 import { inFlightRetryMs } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisAttemptStoreOptions {
-  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
-  client: Redis | Cluster
+  /** Your ioredis or node-redis client (or cluster); the store never connects or disconnects it. */
+  client: RedisClient
   /** Key prefix (default 'fastify-password-auth:attempts:'). */
   prefix?: string
 }
@@ -64,16 +64,7 @@ redis.call('PEXPIREAT', KEYS[1], forgetAt)
 index(forgetAt - now)
 return block`
 
-const RESERVE_COMMAND = 'fastifyPasswordAuthReserve'
-const SETTLE_COMMAND = 'fastifyPasswordAuthSettle'
-
-interface ScriptedClient {
-  [RESERVE_COMMAND]: (state: string, leases: string, index: string, ...args: Array<string | number>) => Promise<[number, number]>
-  [SETTLE_COMMAND]: (state: string, leases: string, index: string, ...args: Array<string | number>) => Promise<number>
-  del: (...keys: string[]) => Promise<number>
-  smembers: (key: string) => Promise<string[]>
-  srem: (key: string, ...members: string[]) => Promise<number>
-}
+const SHAS = scripts({ reserve: RESERVE, settle: SETTLE })
 
 interface Keys { state: string, leases: string, index: string, member: string }
 
@@ -81,34 +72,30 @@ const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
 
 /**
  * Attempt counters (per e-mail and per known device) in Redis, shared by every instance. Each operation is one atomic Lua
- * script (defined once per client, sent by SHA), on keys that share a hash slot: Redis Cluster works.
+ * script (sent by SHA), on keys that share a hash slot: Redis Cluster works.
  */
 export class RedisAttemptStore implements AttemptStore {
-  readonly #client: ScriptedClient
+  readonly #client: RedisCommands
   readonly #prefix: string
 
   constructor (options: RedisAttemptStoreOptions) {
     checkStoreOptions('RedisAttemptStore', options, OPTIONS)
     const { client, prefix = 'fastify-password-auth:attempts:' } = options
-    if (typeof (client as unknown as Partial<ScriptedClient>)[RESERVE_COMMAND] !== 'function') {
-      client.defineCommand(RESERVE_COMMAND, { numberOfKeys: 3, lua: RESERVE })
-      client.defineCommand(SETTLE_COMMAND, { numberOfKeys: 3, lua: SETTLE })
-    }
-    this.#client = client as unknown as ScriptedClient
+    this.#client = redisCommands('RedisAttemptStore', client)
     this.#prefix = prefix
   }
 
   async reserve (key: string, ticket: string, policy: ThrottlePolicy): Promise<Reservation> {
     const { state, leases, index, member } = this.#keys(key)
-    const [granted, retryAfterMs] = await this.#client[RESERVE_COMMAND](
-      state, leases, index, policy.freeFailures, policy.leaseMs, inFlightRetryMs(policy), ticket, member)
+    const [granted, retryAfterMs] = await this.#client.run<[number, number]>(SHAS.reserve, [state, leases, index],
+      [policy.freeFailures, policy.leaseMs, inFlightRetryMs(policy), ticket, member])
     return granted === 1 ? { granted: true } : { granted: false, retryAfterMs }
   }
 
   async settle (key: string, ticket: string, outcome: AttemptOutcome, policy: ThrottlePolicy): Promise<number> {
     const { state, leases, index, member } = this.#keys(key)
-    return await this.#client[SETTLE_COMMAND](
-      state, leases, index, outcome, ticket, policy.freeFailures, policy.blockMs, policy.maxBlockMs, policy.forgetAfterMs, member)
+    return await this.#client.run<number>(SHAS.settle, [state, leases, index],
+      [outcome, ticket, policy.freeFailures, policy.blockMs, policy.maxBlockMs, policy.forgetAfterMs, member])
   }
 
   async clear (key: string): Promise<void> {

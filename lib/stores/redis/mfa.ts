@@ -1,11 +1,11 @@
-import type { Cluster, Redis } from 'ioredis'
-import { defineOneKeyScripts } from './lua.js'
+import { redisCommands, type RedisClient, type RedisCommands } from './client.js'
+import { scripts } from './lua.js'
 import type { MfaStore, StoredMfa } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisMfaStoreOptions {
-  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
-  client: Redis | Cluster
+  /** Your ioredis or node-redis client (or cluster); the store never connects or disconnects it. */
+  client: RedisClient
   /** Key prefix (default 'fastify-password-auth:mfa:'). */
   prefix?: string
 }
@@ -48,29 +48,19 @@ if e == '1' then return 1 end
 return 0`
 } as const
 
-type Script = keyof typeof SCRIPTS
-const NAMESPACE = 'fastifyPasswordAuthMfa'
-const commandName = (script: Script): string => `${NAMESPACE}_${script}`
-
-type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<number>> & {
-  hmget: (key: string, ...fields: string[]) => Promise<Array<string | null>>
-  hget: (key: string, field: string) => Promise<string | null>
-}
+const SHAS = scripts(SCRIPTS)
 
 const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
 
 /** Second factors in Redis, shared by every instance. */
 export class RedisMfaStore implements MfaStore {
-  readonly #client: ScriptedClient
-  readonly #nodes: () => Redis[]
+  readonly #client: RedisCommands
   readonly #prefix: string
 
   constructor (options: RedisMfaStoreOptions) {
     checkStoreOptions('RedisMfaStore', options, OPTIONS)
     const { client, prefix = 'fastify-password-auth:mfa:' } = options
-    defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
-    this.#client = client as unknown as ScriptedClient
-    this.#nodes = () => 'isCluster' in client && client.isCluster ? (client as Cluster).nodes('master') : [client as Redis]
+    this.#client = redisCommands('RedisMfaStore', client)
     this.#prefix = prefix
   }
 
@@ -107,16 +97,11 @@ export class RedisMfaStore implements MfaStore {
   async * secrets (): AsyncIterable<{ accountId: string, secret: string }> {
     // SCAN on every primary (a Cluster spreads the keys), matching the prefix taken literally.
     const match = `${this.#prefix.replace(/[*?[\]\\]/g, '\\$&')}{*}`
-    for (const node of this.#nodes()) {
-      let cursor = '0'
-      do {
-        const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 500)
-        cursor = next
-        for (const key of keys) {
-          const secret = await this.#client.hget(key, 's')
-          if (secret !== null) yield { accountId: key.slice(this.#prefix.length + 1, -1), secret }
-        }
-      } while (cursor !== '0')
+    for await (const keys of this.#client.scan(match)) {
+      for (const key of keys) {
+        const secret = await this.#client.hget(key, 's')
+        if (secret !== null) yield { accountId: key.slice(this.#prefix.length + 1, -1), secret }
+      }
     }
   }
 
@@ -124,8 +109,8 @@ export class RedisMfaStore implements MfaStore {
     return await this.#run('reseal', accountId, secret, resealed)
   }
 
-  async #run (script: Script, accountId: string, ...args: Array<string | number>): Promise<boolean> {
-    return await this.#client[commandName(script)]!(this.#key(accountId), ...args) === 1
+  async #run (script: keyof typeof SCRIPTS, accountId: string, ...args: Array<string | number>): Promise<boolean> {
+    return await this.#client.run(SHAS[script], [this.#key(accountId)], args) === 1
   }
 
   #key (accountId: string): string {

@@ -1,10 +1,11 @@
-import type { Cluster, Redis } from 'ioredis'
+import { redisCommands, type RedisClient, type RedisCommands } from './client.js'
+import { scripts } from './lua.js'
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisOneTimeTokenStoreOptions {
-  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
-  client: Redis | Cluster
+  /** Your ioredis or node-redis client (or cluster); the store never connects or disconnects it. */
+  client: RedisClient
   /** Key prefix (default 'fastify-password-auth:one-time:'). */
   prefix?: string
 }
@@ -36,25 +37,9 @@ const CLAIM = `if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return 0 e
 redis.call('SREM', KEYS[1], unpack(ARGV))
 return 1`
 
-const PUT_COMMAND = 'fastifyPasswordAuthPutToken'
-const CONSUME_COMMAND = 'fastifyPasswordAuthConsumeToken'
-const INDEX_COMMAND = 'fastifyPasswordAuthIndexToken'
-const REMOVE_OWN_COMMAND = 'fastifyPasswordAuthRemoveOwnToken'
-const CLAIM_COMMAND = 'fastifyPasswordAuthClaimTokens'
+const SHAS = scripts({ put: PUT, consume: CONSUME, index: INDEX, removeOwn: REMOVE_OWN, claim: CLAIM })
 
 type Fields = [string | null, string | null, string | null, string | null, string | null, string | null, string | null]
-
-interface ScriptedClient {
-  [PUT_COMMAND]: (key: string, ...args: Array<string | number>) => Promise<number>
-  [CONSUME_COMMAND]: (key: string, hash: string, purpose: string) => Promise<Fields | null>
-  [INDEX_COMMAND]: (index: string, slot: string, ttlMs: number) => Promise<number>
-  [REMOVE_OWN_COMMAND]: (key: string, accountId: string) => Promise<number>
-  [CLAIM_COMMAND]: (index: string, slot: string, ...others: string[]) => Promise<number>
-  hmget: (key: string, ...fields: string[]) => Promise<Fields>
-  del: (...keys: string[]) => Promise<number>
-  smembers: (key: string) => Promise<string[]>
-  srem: (key: string, ...members: string[]) => Promise<number>
-}
 
 function tokenOf ([, purpose, accountId, email, version, passwordHash, fields]: Fields): OneTimeToken {
   const token: OneTimeToken = { purpose: purpose!, accountId: accountId!, email: email!, credentialVersion: Number(version) }
@@ -67,36 +52,29 @@ const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
 
 /** One-time tokens in Redis, shared by every instance; consume is one Lua script (one winner). */
 export class RedisOneTimeTokenStore implements OneTimeTokenStore {
-  readonly #client: ScriptedClient
+  readonly #client: RedisCommands
   readonly #prefix: string
 
   constructor (options: RedisOneTimeTokenStoreOptions) {
     checkStoreOptions('RedisOneTimeTokenStore', options, OPTIONS)
     const { client, prefix = 'fastify-password-auth:one-time:' } = options
-    if (typeof (client as unknown as Partial<ScriptedClient>)[PUT_COMMAND] !== 'function') {
-      client.defineCommand(PUT_COMMAND, { numberOfKeys: 1, lua: PUT })
-      client.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME })
-      client.defineCommand(INDEX_COMMAND, { numberOfKeys: 1, lua: INDEX })
-      client.defineCommand(REMOVE_OWN_COMMAND, { numberOfKeys: 1, lua: REMOVE_OWN })
-      client.defineCommand(CLAIM_COMMAND, { numberOfKeys: 1, lua: CLAIM })
-    }
-    this.#client = client as unknown as ScriptedClient
+    this.#client = redisCommands('RedisOneTimeTokenStore', client)
     this.#prefix = prefix
   }
 
   async put (slot: string, hash: string, token: OneTimeToken, ttlMs: number): Promise<void> {
-    if (token.accountId !== '') await this.#client[INDEX_COMMAND](this.#indexKey(token.accountId), slot, Math.max(1, Math.ceil(ttlMs)))
-    await this.#client[PUT_COMMAND](this.#key(slot), hash, token.purpose, token.accountId, token.email, token.credentialVersion, Math.max(1, Math.ceil(ttlMs)),
-      token.passwordHash ?? '', token.fields === undefined ? '' : JSON.stringify(token.fields))
+    if (token.accountId !== '') await this.#client.run(SHAS.index, [this.#indexKey(token.accountId)], [slot, Math.max(1, Math.ceil(ttlMs))])
+    await this.#client.run(SHAS.put, [this.#key(slot)], [hash, token.purpose, token.accountId, token.email, token.credentialVersion, Math.max(1, Math.ceil(ttlMs)),
+      token.passwordHash ?? '', token.fields === undefined ? '' : JSON.stringify(token.fields)])
   }
 
   async find (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
-    const fields = await this.#client.hmget(this.#key(slot), 'h', 'p', 'a', 'e', 'v', 'w', 'f')
+    const fields = await this.#client.hmget(this.#key(slot), 'h', 'p', 'a', 'e', 'v', 'w', 'f') as Fields
     return fields[0] === hash && fields[1] === purpose ? tokenOf(fields) : null
   }
 
   async consume (slot: string, hash: string, purpose: string): Promise<OneTimeToken | null> {
-    const fields = await this.#client[CONSUME_COMMAND](this.#key(slot), hash, purpose)
+    const fields = await this.#client.run<Fields | null>(SHAS.consume, [this.#key(slot)], [hash, purpose])
     return fields === null ? null : tokenOf(fields)
   }
 
@@ -109,7 +87,7 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
     if (accountId === '') return
     const index = this.#indexKey(accountId)
     for (let slots = await this.#client.smembers(index); slots.length > 0; slots = await this.#client.smembers(index)) {
-      for (const slot of slots) await this.#client[REMOVE_OWN_COMMAND](this.#key(slot), accountId)
+      for (const slot of slots) await this.#client.run(SHAS.removeOwn, [this.#key(slot)], [accountId])
       await this.#client.srem(index, ...slots)
     }
   }
@@ -129,9 +107,9 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
     // A key that is there has not expired: its x is in the future.
     if (records.some(([memberPurpose, memberAccount, memberExpires]) => memberPurpose === purpose && memberAccount === accountId &&
       memberExpires !== null && expires !== null && Number(memberExpires) < Number(expires))) return null
-    if (await this.#client[CLAIM_COMMAND](this.#indexKey(accountId), slot, ...group) !== 1) return null
-    for (const member of group) await this.#client[REMOVE_OWN_COMMAND](this.#key(member), accountId)
-    const consumed = await this.#client[CONSUME_COMMAND](this.#key(slot), hash, purpose)
+    if (await this.#client.run(SHAS.claim, [this.#indexKey(accountId)], [slot, ...group]) !== 1) return null
+    for (const member of group) await this.#client.run(SHAS.removeOwn, [this.#key(member)], [accountId])
+    const consumed = await this.#client.run<Fields | null>(SHAS.consume, [this.#key(slot)], [hash, purpose])
     return consumed === null ? null : tokenOf(consumed)
   }
 
@@ -139,7 +117,7 @@ export class RedisOneTimeTokenStore implements OneTimeTokenStore {
     if (accountId === '') return []
     const found: OneTimeToken[] = []
     for (const member of await this.#client.smembers(this.#indexKey(accountId))) {
-      const fields = await this.#client.hmget(this.#key(member), 'h', 'p', 'a', 'e', 'v', 'w', 'f')
+      const fields = await this.#client.hmget(this.#key(member), 'h', 'p', 'a', 'e', 'v', 'w', 'f') as Fields
       if (fields[1] === purpose && fields[2] === accountId) found.push(tokenOf(fields))
     }
     return found

@@ -1,11 +1,11 @@
-import type { Cluster, Redis } from 'ioredis'
-import { defineOneKeyScripts } from './lua.js'
+import { redisCommands, type RedisClient, type RedisCommands } from './client.js'
+import { scripts } from './lua.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisPasskeyStoreOptions {
-  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
-  client: Redis | Cluster
+  /** Your ioredis or node-redis client (or cluster); the store never connects or disconnects it. */
+  client: RedisClient
   /** Key prefix (default 'fastify-password-auth:passkeys:'). */
   prefix?: string
 }
@@ -54,16 +54,12 @@ return 0`,
 return redis.call('ZRANGE', KEYS[1], 0, -1)`
 } as const
 
-type Script = keyof typeof SCRIPTS | keyof typeof ACCOUNT_SCRIPTS
-const NAMESPACE = 'fastifyPasswordAuthPasskey'
-const commandName = (script: Script): string => `${NAMESPACE}_${script}`
+const SHAS = scripts({ ...SCRIPTS, ...ACCOUNT_SCRIPTS })
+// How many of a script's leading arguments are keys: the account scripts take the account's set and generation.
+const KEYS: Record<keyof typeof SHAS, number> = { ...mapValues(SCRIPTS, 1), ...mapValues(ACCOUNT_SCRIPTS, 2) }
 
-type ScriptedClient = Record<string, (...keysAndArgs: Array<string | number>) => Promise<unknown>> & {
-  get: (key: string) => Promise<string | null>
-  hgetall: (key: string) => Promise<Record<string, string>>
-  zrange: (key: string, start: number, stop: number) => Promise<string[]>
-  zrem: (key: string, ...members: string[]) => Promise<number>
-  del: (...keys: string[]) => Promise<number>
+function mapValues<K extends string> (record: Record<K, unknown>, value: number): Record<K, number> {
+  return Object.fromEntries(Object.keys(record).map((key) => [key, value])) as Record<K, number>
 }
 
 const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
@@ -77,18 +73,13 @@ const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
  * credential is never signing in without being listed for its owner.
  */
 export class RedisPasskeyStore implements PasskeyStore {
-  readonly #client: ScriptedClient
+  readonly #client: RedisCommands
   readonly #prefix: string
 
   constructor (options: RedisPasskeyStoreOptions) {
     checkStoreOptions('RedisPasskeyStore', options, OPTIONS)
     const { client, prefix = 'fastify-password-auth:passkeys:' } = options
-    defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
-    for (const [name, lua] of Object.entries(ACCOUNT_SCRIPTS)) {
-      const command = commandName(name as Script)
-      if (typeof (client as unknown as Record<string, unknown>)[command] !== 'function') client.defineCommand(command, { numberOfKeys: 2, lua })
-    }
-    this.#client = client as unknown as ScriptedClient
+    this.#client = redisCommands('RedisPasskeyStore', client)
     this.#prefix = prefix
   }
 
@@ -147,7 +138,7 @@ export class RedisPasskeyStore implements PasskeyStore {
   }
 
   async list (accountId: string): Promise<StoredPasskey[]> {
-    const ids = await this.#client.zrange(this.#accountKey(accountId), 0, -1)
+    const ids = await this.#client.zrange(this.#accountKey(accountId), '0', '-1')
     const passkeys = await Promise.all(ids.map(async (id) => await this.get(id)))
     // A place taken by an add that never finished, or an id another account holds now, is not the account's.
     return passkeys.filter((passkey): passkey is StoredPasskey => passkey?.accountId === accountId)
@@ -179,8 +170,9 @@ export class RedisPasskeyStore implements PasskeyStore {
     return removed
   }
 
-  async #run (script: Script, ...keysAndArgs: Array<string | number>): Promise<unknown> {
-    return await this.#client[commandName(script)]!(...keysAndArgs)
+  async #run (script: keyof typeof SHAS, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+    const keys = KEYS[script]
+    return await this.#client.run(SHAS[script], keysAndArgs.slice(0, keys) as string[], keysAndArgs.slice(keys))
   }
 
   #credentialKey (credentialId: string): string {

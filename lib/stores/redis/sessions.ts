@@ -1,13 +1,13 @@
-import type { Cluster, Redis } from 'ioredis'
-import { LUA_NOW } from './lua.js'
+import { redisCommands, type RedisClient, type RedisCommands } from './client.js'
+import { LUA_NOW, scripts } from './lua.js'
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisSessionStoreOptions {
-  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
-  client: Redis | Cluster
+  /** Your ioredis or node-redis client (or cluster); the store never connects or disconnects it. */
+  client: RedisClient
   /** Key prefix (default 'fastify-password-auth:sessions:'); no braces, they pick Cluster slots. */
   prefix?: string
 }
@@ -68,24 +68,15 @@ redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], 'refresh_token_reused', 'PX', math.min(idle, ends) - now)
 return {'reused', s[1]}`
 
-const COMMANDS = {
-  fastifyPasswordAuthSessionCreate: CREATE,
-  fastifyPasswordAuthSessionEnd: END,
-  fastifyPasswordAuthSessionReauthenticate: REAUTHENTICATE,
-  fastifyPasswordAuthSessionRotate: ROTATE
-}
+// The account's index entry (score: the app's clock) and its lifetime, in one step.
+const INDEX = `redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])`
+
+const SHAS = scripts({ create: CREATE, end: END, reauthenticate: REAUTHENTICATE, rotate: ROTATE, index: INDEX })
 
 type Reply = Array<string | number>
 
-interface ScriptedClient {
-  fastifyPasswordAuthSessionCreate: (key: string, ...args: Array<string | number>) => Promise<number[]>
-  fastifyPasswordAuthSessionEnd: (key: string, ended: string, reason: string) => Promise<string | null>
-  fastifyPasswordAuthSessionReauthenticate: (key: string, mfa: string, amr: string) => Promise<number | null>
-  fastifyPasswordAuthSessionRotate: (key: string, ended: string, ...args: Array<string | number>) => Promise<Reply>
-}
-
 const INFO_FIELDS = ['a', 'c', 'u', 'i', 'e', 'ip', 'ua', 'at', 'td'] as const
-const ONE_KEY = new Set(['fastifyPasswordAuthSessionCreate', 'fastifyPasswordAuthSessionReauthenticate'])
 /**
  * An index entry whose session key is missing is removed only once it is this old: a Login writes the
  * entry first and the session a moment later, and must not be dropped in between (it would escape a
@@ -105,30 +96,23 @@ const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
  * account's session ids are kept in a set of their own, for listing and ending them all.
  */
 export class RedisSessionStore implements SessionStore {
-  readonly #client: Redis | Cluster
-  readonly #scripts: ScriptedClient
+  readonly #client: RedisCommands
   readonly #prefix: string
 
   constructor (options: RedisSessionStoreOptions) {
     checkStoreOptions('RedisSessionStore', options, OPTIONS)
     const { client, prefix = 'fastify-password-auth:sessions:' } = options
-    for (const [name, lua] of Object.entries(COMMANDS)) {
-      if (typeof (client as unknown as Record<string, unknown>)[name] !== 'function') {
-        client.defineCommand(name, { numberOfKeys: ONE_KEY.has(name) ? 1 : 2, lua })
-      }
-    }
-    this.#client = client
-    this.#scripts = client as unknown as ScriptedClient
+    this.#client = redisCommands('RedisSessionStore', client)
     this.#prefix = prefix
   }
 
   async create (session: NewSession, policy: SessionPolicy): Promise<SessionTimes> {
     // The index first: a session it does not list could not be ended with the others.
     const index = this.#accountKey(session.accountId)
-    await this.#client.multi().zadd(index, Date.now(), session.id).pexpire(index, policy.maxMs).exec()
-    const [createdAt, expiresInMs, remainingMs] = await this.#scripts.fastifyPasswordAuthSessionCreate(this.#sessionKey(session.id),
+    await this.#client.run(SHAS.index, [index], [Date.now(), session.id, policy.maxMs])
+    const [createdAt, expiresInMs, remainingMs] = await this.#client.run<number[]>(SHAS.create, [this.#sessionKey(session.id)], [
       session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, policy.idleMs, policy.maxMs, session.mfa === true ? '1' : '0',
-      session.trustedDevice === true ? '1' : '0', session.amr?.join(' ') ?? '')
+      session.trustedDevice === true ? '1' : '0', session.amr?.join(' ') ?? ''])
     return times(createdAt, expiresInMs, remainingMs)
   }
 
@@ -139,13 +123,13 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async reauthenticate (sessionId: string, mfa = false, amr?: string[]): Promise<number | null> {
-    const at = await this.#scripts.fastifyPasswordAuthSessionReauthenticate(this.#sessionKey(sessionId), mfa ? '1' : '0', amr?.join(' ') ?? '')
+    const at = await this.#client.run<number | null>(SHAS.reauthenticate, [this.#sessionKey(sessionId)], [mfa ? '1' : '0', amr?.join(' ') ?? ''])
     return at === null ? null : Number(at)
   }
 
   async rotate (sessionId: string, generation: number, keyId: string, policy: SessionPolicy): Promise<RotationResult> {
     const key = this.#sessionKey(sessionId)
-    const reply = await this.#scripts.fastifyPasswordAuthSessionRotate(key, `${key}:ended`, generation, keyId, policy.idleMs, policy.graceMs)
+    const reply = await this.#client.run<Reply>(SHAS.rotate, [key, `${key}:ended`], [generation, keyId, policy.idleMs, policy.graceMs])
     const [outcome, current, currentKey, accountId, credentialVersion, createdAt, expiresInMs, remainingMs, authenticatedAt, mfa, trustedDevice, amr] = reply
     switch (outcome) {
       case 'rotated':
@@ -169,7 +153,7 @@ export class RedisSessionStore implements SessionStore {
 
   async end (sessionId: string, reason: SessionEndReason): Promise<string | null> {
     const key = this.#sessionKey(sessionId)
-    return await this.#scripts.fastifyPasswordAuthSessionEnd(key, `${key}:ended`, reason)
+    return await this.#client.run<string | null>(SHAS.end, [key, `${key}:ended`], [reason])
   }
 
   async endAll (accountId: string, reason: SessionEndReason): Promise<string[]> {

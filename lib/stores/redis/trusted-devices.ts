@@ -1,11 +1,11 @@
-import type { Cluster, Redis } from 'ioredis'
-import { defineOneKeyScripts, LUA_NOW } from './lua.js'
+import { redisCommands, type RedisClient, type RedisCommands } from './client.js'
+import { LUA_NOW, scripts } from './lua.js'
 import type { NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 export interface RedisTrustedDeviceStoreOptions {
-  /** Your ioredis client (or Cluster); the store never connects or disconnects it. */
-  client: Redis | Cluster
+  /** Your ioredis or node-redis client (or cluster); the store never connects or disconnects it. */
+  client: RedisClient
   /** Key prefix (default 'fastify-password-auth:trusted-devices:'); no braces, they pick Cluster slots. */
   prefix?: string
 }
@@ -88,27 +88,19 @@ keep(DAY)
 return next`
 } as const
 
-type Script = keyof typeof SCRIPTS
-const NAMESPACE = 'fastifyPasswordAuthTrustedDevices'
-const commandName = (script: Script): string => `${NAMESPACE}_${script}`
-
-type ScriptedClient = Record<string, (key: string, ...args: Array<string | number>) => Promise<unknown>> & {
-  hget: (key: string, field: string) => Promise<string | null>
-  del: (key: string) => Promise<number>
-}
+const SHAS = scripts(SCRIPTS)
 
 const OPTIONS: StoreOptionRules = { client: 'client', prefix: 'prefix' }
 
 /** Devices trusted for the second factor, in Redis, shared by every instance. */
 export class RedisTrustedDeviceStore implements TrustedDeviceStore {
-  readonly #client: ScriptedClient
+  readonly #client: RedisCommands
   readonly #prefix: string
 
   constructor (options: RedisTrustedDeviceStoreOptions) {
     checkStoreOptions('RedisTrustedDeviceStore', options, OPTIONS)
     const { client, prefix = 'fastify-password-auth:trusted-devices:' } = options
-    defineOneKeyScripts(client, NAMESPACE, SCRIPTS)
-    this.#client = client as unknown as ScriptedClient
+    this.#client = redisCommands('RedisTrustedDeviceStore', client)
     this.#prefix = prefix
   }
 
@@ -145,8 +137,8 @@ export class RedisTrustedDeviceStore implements TrustedDeviceStore {
     await this.#client.del(this.#key(accountId))
   }
 
-  async #run (script: Script, accountId: string, ...args: Array<string | number>): Promise<unknown> {
-    return await this.#client[commandName(script)]!(this.#key(accountId), ...args)
+  async #run (script: keyof typeof SCRIPTS, accountId: string, ...args: Array<string | number>): Promise<unknown> {
+    return await this.#client.run(SHAS[script], [this.#key(accountId)], args)
   }
 
   #key (accountId: string): string {
