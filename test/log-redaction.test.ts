@@ -4,11 +4,12 @@ import t from 'tap'
 import { passwordAuthLogger, passwordAuthRedactPaths, redactLogLine } from '../lib/index.js'
 
 /** Every secret field of contract §10 (and the headers), each with a value of its own. */
-const SECRETS = {
-  password: 'V-PASSWORD', currentPassword: 'V-CURRENT', newPassword: 'V-NEW', confirmNewPassword: 'V-CONFIRMNEW', confirmPassword: 'V-CONFIRM',
-  passwordHash: 'V-HASH', accessToken: 'V-AT', refreshToken: 'V-RT', deviceToken: 'V-DT', token: 'V-LINK', mfaToken: 'V-MFA',
-  recoveryCodes: ['V-RECOVERY'], secret: 'V-TOTP', otpauthUrl: 'otpauth://V-URL', authorization: 'Bearer V-BEARER', cookie: 'V-COOKIE', 'set-cookie': ['V-SETCOOKIE']
-}
+const SECRETS: Record<string, unknown> = Object.fromEntries([
+  ['password', 'V-PASSWORD'], ['currentPassword', 'V-CURRENT'], ['newPassword', 'V-NEW'], ['confirmNewPassword', 'V-CONFIRMNEW'],
+  ['confirmPassword', 'V-CONFIRM'], ['passwordHash', 'V-HASH'], ['accessToken', 'V-AT'], ['refreshToken', 'V-RT'], ['deviceToken', 'V-DT'],
+  ['token', 'V-LINK'], ['mfaToken', 'V-MFA'], ['recoveryCodes', ['V-RECOVERY']], ['secret', 'V-TOTP'], ['otpauthUrl', 'otpauth://V-URL'],
+  ['authorization', 'Bearer V-BEARER'], ['cookie', 'V-COOKIE'], ['set-cookie', ['V-SETCOOKIE']]
+])
 
 function written (options: Record<string, unknown> = {}): { log: FastifyBaseLogger, lines: string[] } {
   const lines: string[] = []
