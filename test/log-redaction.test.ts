@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import t from 'tap'
 import { passwordAuthLogger, passwordAuthRedactPaths, redactLogLine } from '../lib/index.js'
+import { PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 
 /** Every secret field of contract §10 (and the headers), each with a value of its own. */
 const SECRETS: Record<string, unknown> = Object.fromEntries([
@@ -53,7 +54,7 @@ t.test('a host\'s own streamWrite hook and serializers are kept', async (t) => {
   log.info({ user: { id: 1 } }, 'hi')
   t.match(lines[0]!, /"password":"\[Redacted\]"/, 'the host\'s hook runs first, then the redaction')
   t.match(lines[0]!, /"user":"serialized"/)
-  const app = Fastify({ logger: passwordAuthLogger({ level: 'info', stream: { write: (line: string) => { lines.push(line) } } }) })
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: passwordAuthLogger({ level: 'info', stream: { write: (line: string) => { lines.push(line) } } }) })
   t.teardown(async () => { await app.close() })
   app.get('/me', async () => ({}))
   await app.inject({ url: '/me?access_token=V-URL-TOKEN' })
@@ -77,9 +78,9 @@ function childCosts (loggers: Record<string, FastifyBaseLogger>, batches: number
 t.test('a request\'s logger with the recommended configuration costs about what a bare one does', async (t) => {
   const sink = { write: () => {} }
   const apps = {
-    bare: Fastify({ logger: { level: 'warn', stream: sink } }),
-    recommended: Fastify({ logger: passwordAuthLogger({ level: 'warn', stream: sink }) }),
-    wildcards: Fastify({ logger: { level: 'warn', stream: sink, redact: [...passwordAuthRedactPaths] } })
+    bare: Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: { level: 'warn', stream: sink } }),
+    recommended: Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: passwordAuthLogger({ level: 'warn', stream: sink }) }),
+    wildcards: Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: { level: 'warn', stream: sink, redact: [...passwordAuthRedactPaths] } })
   }
   t.teardown(async () => { await Promise.all(Object.values(apps).map(async (app) => { await app.close() })) })
   const loggers = Object.fromEntries(Object.entries(apps).map(([name, app]) => [name, app.log]))
