@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify'
 import { pino } from 'pino'
 import t from 'tap'
-import { passwordAuthLogger, passwordAuthRedactPaths, redactLogLine } from '../lib/index.js'
+import { passwordAuthLogger, passwordAuthRedactPaths, passwordAuthRequestSerializer, redactLogLine } from '../lib/index.js'
 import { PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 
 /** Every secret field of contract §10 (and the headers), each with a value of its own. */
@@ -54,6 +54,7 @@ t.test('a host\'s own streamWrite hook and serializers are kept', async (t) => {
   log.info({ user: { id: 1 } }, 'hi')
   t.match(lines[0]!, /"password":"\[Redacted\]"/, 'the host\'s hook runs first, then the redaction')
   t.match(lines[0]!, /"user":"serialized"/)
+  t.equal(passwordAuthLogger().serializers?.req, passwordAuthRequestSerializer, 'no options: the plugin\'s request serializer and the hook')
   const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: passwordAuthLogger({ level: 'info', stream: { write: (line: string) => { lines.push(line) } } }) })
   t.teardown(async () => { await app.close() })
   app.get('/me', async () => ({}))
