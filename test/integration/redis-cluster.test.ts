@@ -12,7 +12,7 @@ import {
 import { buildTestApp, EMAIL, type TestApp } from '../helpers/app.js'
 import { redisClusterUnavailable, startRedisCluster } from '../helpers/redis-cluster.js'
 
-t.setTimeout(180_000) // the whole file: cluster start-up plus every contract, on a loaded machine
+t.setTimeout(240_000) // the whole file: cluster start-up plus every contract on both clients, on a loaded machine
 
 type Prefix = (namespace: string) => string
 
