@@ -104,7 +104,7 @@ export function createKeeper ({ wire, store, mode, name }: { wire: Wire, store: 
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks
     const run = async (): Promise<string | undefined> => await renewInLock(stale, force)
     // One renewal at a time in this tab; the lock makes it one among the tabs.
-    pending ??= (locks === undefined ? run() : locks.request(name, run) as Promise<string | undefined>).finally(() => { pending = undefined })
+    pending ??= (async () => locks === undefined ? await run() : await locks.request(name, run))().finally(() => { pending = undefined })
     return await pending
   }
 
