@@ -10,7 +10,7 @@ export interface WebAuthnBrowser {
 /**
  * @simplewebauthn/browser, loaded the first time a passkey call is made and never before: pages that use no
  * passkey never download it. A bundler splits it off at this import; a page without one maps the name in an
- * import map, or passes `webauthn: () => import('/its/own/copy.js')`.
+ * import map, or passes a `webauthn` option that loads its own copy.
  */
 export function passkeyLoader (load: () => Promise<WebAuthnBrowser> = async () => await import('@simplewebauthn/browser') as unknown as WebAuthnBrowser) {
   let loaded: Promise<WebAuthnBrowser> | undefined
