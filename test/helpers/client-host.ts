@@ -28,12 +28,12 @@ export interface ClientHost extends TestApp {
  * `/?mode=token` makes a token-mode client; `&nolocks` hides Web Locks from it (the fallback). The page puts
  * the client on `window.auth`, what its onSessionEnded heard on `window.ended`, and `window.signedIn`.
  */
-export async function clientHost (t: Test, auth: Partial<PasswordAuthOptions> = {}): Promise<ClientHost> {
+export async function clientHost (t: Test, auth: Partial<PasswordAuthOptions> | ((url: string) => Partial<PasswordAuthOptions>) = {}): Promise<ClientHost> {
   const port = await freePort()
   const url = `http://localhost:${port}`
   const seen = new Map<string, number>()
   const built = await buildTestApp(t, {
-    auth: { jwt: { secret: 'a-client-test-secret-of-at-least-32-bytes', expiresIn: 2 }, refresh: { cookie: true }, ...auth },
+    auth: { jwt: { secret: 'a-client-test-secret-of-at-least-32-bytes', expiresIn: 2 }, refresh: { cookie: true }, ...typeof auth === 'function' ? auth(url) : auth },
     before: (app) => {
       app.addHook('onRequest', (request, _reply, done) => {
         const path = request.url.split('?')[0]!
