@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core'
+import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import type { PasswordAuthOptions } from '../../lib/index.js'
 import { buildTestApp, type TestApp } from './app.js'
@@ -24,11 +25,12 @@ export interface ClientHost extends TestApp {
 }
 
 /**
- * The plugin on memory stores with ada (test/helpers/app.ts), GET /me guarded, and the host page at `/`:
+ * The plugin on memory stores with ada (test/helpers/app.ts), GET /me guarded, `pages` and `routes` of the test's own, and the host page at `/`:
  * `/?mode=token` makes a token-mode client; `&nolocks` hides Web Locks from it (the fallback). The page puts
  * the client on `window.auth`, what its onSessionEnded heard on `window.ended`, and `window.signedIn`.
  */
-export async function clientHost (t: Test, auth: Partial<PasswordAuthOptions> | ((url: string) => Partial<PasswordAuthOptions>) = {}): Promise<ClientHost> {
+export async function clientHost (t: Test, auth: Partial<PasswordAuthOptions> | ((url: string) => Partial<PasswordAuthOptions>) = {},
+  { pages = {}, routes }: { pages?: Record<string, string>, routes?: (app: FastifyInstance) => void } = {}): Promise<ClientHost> {
   const port = await freePort()
   const url = `http://localhost:${port}`
   const seen = new Map<string, number>()
@@ -42,8 +44,11 @@ export async function clientHost (t: Test, auth: Partial<PasswordAuthOptions> | 
       })
     },
     routes: (app) => {
-      app.get('/', async (_request, reply) => await reply.type('text/html; charset=utf-8').send(PAGE))
+      for (const [path, html] of Object.entries({ '/': PAGE, ...pages })) {
+        app.get(path, async (_request, reply) => await reply.type('text/html; charset=utf-8').send(html))
+      }
       app.get('/client/:file', async (request, reply) => await sendFile(reply, CLIENT_DIR, (request.params as { file: string }).file))
+      routes?.(app)
       app.get('/vendor/simplewebauthn/*', async (request, reply) => await sendFile(reply, WEBAUTHN_DIR, (request.params as Record<string, string>)['*']!))
     }
   })
