@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import type { FastifyHttpOptions } from 'fastify'
 
-export type ServerTimeouts = Pick<FastifyHttpOptions<Server>, 'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'http'>
+export type ServerTimeouts = Pick<FastifyHttpOptions<Server>, 'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'http' | 'pluginTimeout'>
 
 /**
  * The example server's timeouts (example/docs/production.md, "Server timeouts"). Fastify's defaults (requestTimeout and
@@ -19,6 +19,9 @@ export type ServerTimeouts = Pick<FastifyHttpOptions<Server>, 'requestTimeout' |
  *   only cuts dead peers.
  * - keepAliveTimeout (5 s, Node's default; Fastify's 72 s suits a load balancer that reuses connections):
  *   an idle connection between requests costs a file descriptor for nothing.
+ * - pluginTimeout (30 s; Fastify's default is 10 s): each registration of the plugin starts its hashing threads and
+ *   hashes once before it answers, which a small or busy machine (a CI runner, a container's first start) can stretch
+ *   past 10 s, failing the start for no fault.
  */
 export function serverTimeouts (requestTimeoutSeconds: number): ServerTimeouts {
   const requestTimeout = requestTimeoutSeconds * 1000
@@ -26,6 +29,7 @@ export function serverTimeouts (requestTimeoutSeconds: number): ServerTimeouts {
     requestTimeout,
     http: { headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1000, requestTimeout) },
     connectionTimeout: Math.max(30_000, requestTimeout),
-    keepAliveTimeout: 5000
+    keepAliveTimeout: 5000,
+    pluginTimeout: 30_000
   }
 }

@@ -2,7 +2,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import ts from 'typescript'
 import passwordAuth, { hashPassword, MemoryAccountStore, MemoryActivityStore, type PasswordAuthMessage } from '../lib/index.js'
-import { CHEAP_ARGON2, EMAIL, PASSWORD } from './helpers/app.js'
+import { CHEAP_ARGON2, EMAIL, PASSWORD, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 import { docBlock } from './helpers/docs.js'
 
 const GUIDE = 'example/docs/account.md'
@@ -17,7 +17,7 @@ class MemoryActivityStoreForPostgres {
 }
 
 t.test('the account guide\'s options and admin calls run as written', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   const ada = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })

@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth, { MemoryAccountStore, MemorySessionStore, type PasswordAuthOptions } from '../lib/index.js'
 import { createCommonPasswordCheck, foldPassword, isCommonPassword, loadCommonPasswords } from '../lib/password/common-passwords.js'
-import { buildTestApp, CHEAP_ARGON2, changeBody, SECRET } from './helpers/app.js'
+import { buildTestApp, changeBody, CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 import { expectProblem } from './helpers/problem.js'
 
 // Both are on widely used lists of breached passwords, and 15+ code points: the default policy's lengths.
@@ -93,7 +93,7 @@ t.test('both the list and the host check can refuse the same password', async (t
 
 t.test('passwordPolicy.common must be a boolean', async (t) => {
   for (const common of ['yes', 1, null]) {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     const options = {
       accounts: new MemoryAccountStore(),
@@ -112,7 +112,7 @@ t.test('passwordPolicy.common must be a boolean', async (t) => {
 })
 
 t.test('a misspelt common option names it', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const options = {
     accounts: new MemoryAccountStore(),

@@ -2,7 +2,7 @@ import fastifyJwt from '@fastify/jwt'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import t from 'tap'
 import passwordAuth, { authenticate, MemoryAccountStore, type PasswordAuthOptions } from '../lib/index.js'
-import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD, SECRET } from './helpers/app.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, PASSWORD, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 
 const HOST_JWT = { secret: 'the-host-own-secret-for-its-own-tokens' }
 
@@ -40,7 +40,7 @@ t.test('a host with its own fastify.authenticate keeps it: the plugin adds none 
 })
 
 t.test('asked for fastify.authenticate where the host has its own: a coded error that names the option', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await hostJwtGuard(app)
   await t.rejects(async () => { await app.register(passwordAuth, { ...options(), decorators: { authenticate: 'authenticate' } }).ready() }, {
@@ -71,7 +71,7 @@ t.test('renamed or turned off, the guard lives beside the host\'s own authentica
 })
 
 t.test('a host that owns request.account renames the plugin\'s, or gets a coded error', async (t) => {
-  const taken = Fastify()
+  const taken = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await taken.close() })
   taken.decorateRequest('account', null)
   await t.rejects(async () => { await taken.register(passwordAuth, options()).ready() }, {
@@ -93,7 +93,7 @@ t.test('a host that owns request.account renames the plugin\'s, or gets a coded 
 })
 
 t.test('a second registration in the same context, or under it, gets a coded error', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(passwordAuth, options())
   await t.rejects(async () => { await app.register(passwordAuth, options({ prefix: '/Other' })).ready() }, {
@@ -101,7 +101,7 @@ t.test('a second registration in the same context, or under it, gets a coded err
     message: /^fastify-password-auth is already registered in this context \(prefix ""\) or one of its ancestors\. Register it once; for a second, independent set of routes register it inside another plugin, beside the first/
   })
 
-  const nested = Fastify()
+  const nested = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await nested.close() })
   await nested.register(passwordAuth, options())
   nested.register(async (child) => { await child.register(passwordAuth, options()) }, { prefix: '/child' })
@@ -109,7 +109,7 @@ t.test('a second registration in the same context, or under it, gets a coded err
 })
 
 t.test('fastify.passwordAuth taken by something else is a coded error too', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   app.decorate('passwordAuth', 'mine' as never)
   await t.rejects(async () => { await app.register(passwordAuth, options()).ready() }, { code: 'FST_PWAUTH_NAME_TAKEN', message: /fastify\.passwordAuth is already decorated/ })
@@ -121,7 +121,7 @@ t.test('a login after renaming still works end to end', async (t) => {
 })
 
 t.test('a host with its own request.session (@fastify/session, say) gets a coded error naming decorators.session; renamed, both live', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   app.decorateRequest('session', null)
   await t.rejects(async () => { await app.register(passwordAuth, options()).ready() }, {

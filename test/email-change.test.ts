@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { hashPassword, MemoryMfaStore } from '../lib/index.js'
-import { CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
+import { CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 import { accountApp, sleep } from './helpers/account.js'
 import { currentStep, totpCode } from './helpers/mfa.js'
 import { expectProblem } from './helpers/problem.js'
@@ -341,7 +341,7 @@ t.test('e-mail change needs deliver and a store with updateEmail, and refuses mi
   const { authOptions } = await import('./helpers/app.js')
   const { default: passwordAuth } = await import('../lib/index.js')
   const attempt = async (extra: Record<string, unknown>) => {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     return await app.register(passwordAuth, { ...await authOptions(), ...extra }).ready().then(() => 'ok', (err: Error) => err.message)
   }

@@ -3,7 +3,7 @@ import t from 'tap'
 import passwordAuth, {
   MemoryAccountStore, MemoryActivityStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemoryPasskeyStore, MemoryTrustedDeviceStore, type PasswordAuthOptions
 } from '../lib/index.js'
-import { CHEAP_ARGON2, SECRET } from './helpers/app.js'
+import { CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 
 // An option that only a feature reads, given while that feature is off, would never be used (a store never called, a
 // lifetime never applied): registration refuses it, naming what was probably meant.
@@ -14,7 +14,7 @@ const passkeys = { rpId: 'localhost', rpName: 'Example', origins: ['http://local
 
 async function register (options: PasswordAuthOptions): Promise<Error & { code?: string } | undefined> {
   // A loaded machine can take more than Fastify's 10 s to start the hashing threads.
-  const app = Fastify({ pluginTimeout: 60_000 })
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   try {
     await app.register(passwordAuth, options)
     await app.ready()

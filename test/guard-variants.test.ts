@@ -2,7 +2,7 @@ import fastifyAuth from '@fastify/auth'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import t, { type Test } from 'tap'
 import passwordAuth, { authenticateStrategy, optionalAuthenticate } from '../lib/index.js'
-import { accessToken, authOptions, buildTestApp, EMAIL } from './helpers/app.js'
+import { accessToken, authOptions, buildTestApp, EMAIL, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 
 t.test('optionalAuthenticate: anonymous without a token, the account with one, 401 with a bad one', async (t) => {
   const { app, token } = await buildTestApp(t, {
@@ -16,7 +16,7 @@ t.test('optionalAuthenticate: anonymous without a token, the account with one, 4
 })
 
 t.test('optionalAuthenticate without the plugin in the route\'s context fails at ready, like authenticate', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   app.register(async (child) => { await child.register(passwordAuth, await authOptions()) })
   app.get('/feed', { onRequest: optionalAuthenticate }, async () => 'open')
@@ -25,7 +25,7 @@ t.test('optionalAuthenticate without the plugin in the route\'s context fails at
 
 /** A host with @fastify/auth: the plugin's guard or an API key, either one. */
 async function hostWithApiKey (t: Test, register = true): Promise<FastifyInstance> {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(fastifyAuth)
   if (register) await app.register(passwordAuth, await authOptions())

@@ -1,11 +1,11 @@
 import Fastify, { type FastifyReply, type FastifyRequest, type RouteShorthandOptions } from 'fastify'
 import t from 'tap'
 import passwordAuth, { authenticate, authenticated } from '../lib/index.js'
-import { accessToken, appWithErrorLog, authOptions, EMAIL, SECRET } from './helpers/app.js'
+import { accessToken, appWithErrorLog, authOptions, EMAIL, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 import { expectProblem } from './helpers/problem.js'
 
 t.test('registered without await, the plugin loads during ready() and the exported guard lets only valid tokens in', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   // The exact scenario: no await before the route that uses the guard.
   app.register(passwordAuth, await authOptions())
@@ -22,7 +22,7 @@ t.test('registered without await, the plugin loads during ready() and the export
 })
 
 t.test('the guard works declared before and after the registration, on the instance and imported alike', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   app.get('/before', { onRequest: authenticate }, async (request) => request.account?.id)
   await app.register(passwordAuth, { ...await authOptions(), decorators: { authenticate: 'authenticate' } })
@@ -40,7 +40,7 @@ t.test('the guard works declared before and after the registration, on the insta
 t.test('a route in a context where the plugin is not registered fails ready(), naming the fix', async (t) => {
   const hooks: Array<[string, RouteShorthandOptions]> = [['onRequest', { onRequest: authenticate }], ['preHandler', { preHandler: [authenticate] }]]
   for (const [name, hook] of hooks) {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     const options = await authOptions()
     app.register(async function api (api) { await api.register(passwordAuth, options) })
@@ -55,7 +55,7 @@ t.test('a route in a context where the plugin is not registered fails ready(), n
 })
 
 t.test('with no registration at all, ready() fails too', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   app.get('/me', { onRequest: authenticate }, async () => 'secret')
   await t.rejects(async () => { await app.ready() }, { code: 'FST_PWAUTH_NOT_REGISTERED', message: /a route without a prefix uses the authenticate guard/ })
@@ -90,7 +90,7 @@ t.test('a not-found handler guarded from a wrapper, without the plugin, answers 
 })
 
 t.test('the guard follows encapsulation: descendants of the registering context are guarded by it', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const options = await authOptions()
   await app.register(async function api (api) {
@@ -108,7 +108,7 @@ t.test('the guard follows encapsulation: descendants of the registering context 
 })
 
 t.test('two sibling registrations each guard their own routes with their own keys', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const [first, second] = [await authOptions(), { ...await authOptions(), jwt: { secret: `${SECRET}-other` } }]
   for (const [prefix, options] of [['/one', first], ['/two', second]] as const) {
@@ -129,7 +129,7 @@ t.test('binding the guard to anything but a Fastify instance is a plain bind', a
 })
 
 t.test('registration without await: every form the README shows still guards', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   app.register(passwordAuth, await authOptions()) // no await: the mistake under test
   app.get('/imported', { onRequest: authenticate }, async (request) => ({ account: request.account }))

@@ -10,7 +10,7 @@ import { HashPool } from '../lib/password/hash-pool.js'
 import { HashQueue } from '../lib/password/hash-queue.js'
 import { PasswordHasher } from '../lib/password/hasher.js'
 import { BCRYPT_MODULE } from '../lib/password/legacy/bcrypt.js'
-import { buildTestApp, CHEAP_ARGON2, SECRET } from './helpers/app.js'
+import { buildTestApp, CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 import { BCRYPT_2B, DJANGO, PASSWORD, SCRYPT } from './fixtures/legacy-hashes.js'
 
 const pbkdf2Async = promisify(pbkdf2)
@@ -131,7 +131,7 @@ t.test('a Login whose verification loses its thread answers 503, counts neither 
     '../dist/lib/password/hash-pool.js': { ...pool, HashPool: CrashingPool }
   })
   const lines: string[] = []
-  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
   t.teardown(async () => { await app.close() })
   const accounts = new plugin.MemoryAccountStore()
   accounts.add({ email: 'ada@example.com', passwordHash: await plugin.hashPassword(PASSWORD, CHEAP_ARGON2) })

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth, { MemoryAccountStore, MemorySessionStore, type JwtKey, type PasswordAuthOptions } from '../lib/index.js'
-import { buildTestApp, decodeJwt, type TestApp } from './helpers/app.js'
+import { buildTestApp, decodeJwt, PLUGIN_TIMEOUT_MS, type TestApp } from './helpers/app.js'
 
 const OLD = 'the-old-signing-secret-of-32-bytes-or-more'
 const NEW = 'the-new-signing-secret-of-32-bytes-or-more'
@@ -48,7 +48,7 @@ t.test('kids are explicit or derived from the key; a kid names one key', async (
   const derivedA = await buildTestApp(t, { auth: { jwt: { secret: NEW } } })
   const derivedB = await buildTestApp(t, { auth: { jwt: { keys: [{ secret: Buffer.from(NEW) }] } } })
   t.equal(decodeJwt(await derivedA.token()).header.kid, decodeJwt(await derivedB.token()).header.kid, 'the same secret gets the same kid everywhere')
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const options = (jwt: PasswordAuthOptions['jwt']): PasswordAuthOptions => ({ accounts: new MemoryAccountStore(), jwt })
   for (const [jwt, message] of [
@@ -59,7 +59,7 @@ t.test('kids are explicit or derived from the key; a kid names one key', async (
     [{ keys: [{ kid: 'a b', secret: NEW }] }, /jwt\.keys\[0\]\.kid must be 1 to 64 letters/],
     [{ keys: [{ secret: NEW, expiresIn: 5 }] }, /jwt\.keys\[0\] has an unknown field "expiresIn"/]
   ] as Array<[PasswordAuthOptions['jwt'], RegExp]>) {
-    await t.rejects(async () => { await Fastify().register(passwordAuth, options(jwt)) }, { code: 'FST_PWAUTH_INVALID_OPTION', message }, String(message))
+    await t.rejects(async () => { await Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS }).register(passwordAuth, options(jwt)) }, { code: 'FST_PWAUTH_INVALID_OPTION', message }, String(message))
   }
 })
 
@@ -88,7 +88,7 @@ t.test('the signing key needs its private key; keys of the wrong type are refuse
     [{ algorithm: 'ES256', privateKey: ed.privateKey }, /ES256 needs a P-256 key pair/],
     [{ algorithm: 'EdDSA', privateKey: ed.privateKey, publicKey: other.publicKey }, /privateKey and publicKey are not one pair/]
   ] as Array<[JwtKey, RegExp]>) {
-    await t.rejects(async () => { await Fastify().register(passwordAuth, { accounts: new MemoryAccountStore(), jwt: { keys: [key] } }) },
+    await t.rejects(async () => { await Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS }).register(passwordAuth, { accounts: new MemoryAccountStore(), jwt: { keys: [key] } }) },
       { code: 'FST_PWAUTH_INVALID_OPTION', message })
   }
 })
@@ -118,6 +118,6 @@ t.test('the public keys can be published as a JWKS document (off by default)', a
   const plain = await buildTestApp(t)
   t.equal((await plain.app.inject({ url: '/.well-known/jwks.json' })).statusCode, 404)
   await t.rejects(async () => {
-    await Fastify().register(passwordAuth, { accounts: new MemoryAccountStore(), sessions: new MemorySessionStore(), jwt: { secret: NEW, jwksPath: '/jwks.json' } })
+    await Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS }).register(passwordAuth, { accounts: new MemoryAccountStore(), sessions: new MemorySessionStore(), jwt: { secret: NEW, jwksPath: '/jwks.json' } })
   }, { code: 'FST_PWAUTH_INVALID_OPTION', message: /HS256 secrets have none/ })
 })

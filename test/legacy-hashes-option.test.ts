@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth, { MemoryAccountStore, type AuthEvent, type LegacyHashFormat } from '../lib/index.js'
-import { buildTestApp, CHEAP_ARGON2, SECRET } from './helpers/app.js'
+import { buildTestApp, CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 import { BCRYPT_2B, PASSWORD, SCRYPT } from './fixtures/legacy-hashes.js'
 
 const UPGRADED = /^\$argon2id\$v=19\$m=1024,t=1,p=1\$/
@@ -71,7 +71,7 @@ t.test('legacyHashes is checked at registration', async (t) => {
     [[{ ...valid, verify: undefined }], 'legacyHashes[0].verify must be a function (hash, password) => Promise<boolean>']
   ]
   for (const [legacyHashes, message] of cases) {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     await t.rejects(async () => {
       await app.register(passwordAuth, {
@@ -98,7 +98,7 @@ t.test('@node-rs/bcrypt not installed: bcrypt accounts fail with unsupported_has
   const accounts = new plugin.MemoryAccountStore()
   accounts.add({ email: 'b@example.com', passwordHash: BCRYPT_2B })
   accounts.add({ email: 's@example.com', passwordHash: SCRYPT })
-  const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
   t.teardown(async () => { await app.close() })
   await app.register(plugin.default, {
     accounts,

@@ -2,11 +2,11 @@ import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth from '../lib/index.js'
 import { readConfig } from '../example/config.js'
-import { authOptions } from './helpers/app.js'
+import { authOptions, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 
 // Every lifetime option and environment variable accepts values from 1 s: no floor of 30 or 60 s.
 t.test('every lifetime option accepts 1 second', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(passwordAuth, {
     ...await authOptions(),

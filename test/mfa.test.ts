@@ -1,6 +1,6 @@
 import t from 'tap'
 import { MemoryMfaStore } from '../lib/index.js'
-import { decodeJwt, EMAIL, PASSWORD } from './helpers/app.js'
+import { decodeJwt, EMAIL, PASSWORD, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 import { currentStep, mfaApp, totpCode } from './helpers/mfa.js'
 import { expectProblem } from './helpers/problem.js'
 
@@ -261,7 +261,7 @@ t.test('mfa options are checked', async (t) => {
     [{ mfa: true, mfaTtl: 0 }, /mfaTtl must be a whole number of seconds from 1/],
     [{ mfa: true, mfaStore: {} }, /"mfaStore" store has no method get\(\)/]
   ] as const) {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     await t.rejects(async () => { await app.register(passwordAuth, { ...await authOptions(), ...options } as never).ready() }, { message }, JSON.stringify(options))
   }
@@ -272,7 +272,7 @@ t.test('the README\'s two-factor block and the guide\'s route work as written', 
   const { default: Fastify } = await import('fastify')
   const { default: passwordAuth, authenticated, MemoryAccountStore, hashPassword } = await import('../lib/index.js')
   const { CHEAP_ARGON2, SECRET } = await import('./helpers/app.js')
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   const ada = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })

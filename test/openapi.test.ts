@@ -4,13 +4,13 @@ import { compileErrors, validate } from '@readme/openapi-parser'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import passwordAuth, { authenticate, authenticated, authenticateResponses, errors, type PasswordAuthOptions } from '../lib/index.js'
-import { authOptions } from './helpers/app.js'
+import { authOptions, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 
 type Doc = Record<string, any>
 
 /** A host app with plain @fastify/swagger (no options beyond `openapi: {}`), the plugin and two guarded routes; its document. */
 async function hostDocument (t: Test, auth: Partial<PasswordAuthOptions> = {}): Promise<Doc> {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: {} })
   await app.register(passwordAuth, { ...await authOptions(), ...auth })
@@ -107,7 +107,7 @@ t.test('sign-up and reset routes document their bodies, the host\'s registration
 })
 
 t.test('the README\'s transform adds a bearer requirement to Logout in a document that defines the scheme', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(swagger, {
     openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } },
@@ -122,7 +122,7 @@ t.test('the README\'s transform adds a bearer requirement to Logout in a documen
 })
 
 t.test('two factors document their bodies: Confirm, Disable and RecoveryCodes take the password, ChangePassword a code; the state, password and code errors', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   // The set-up routes name the bearer scheme: a document that defines it.
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
@@ -144,7 +144,7 @@ t.test('two factors document their bodies: Confirm, Disable and RecoveryCodes ta
 })
 
 t.test('passkeys document their routes, bodies and errors', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
   await app.register(passwordAuth, { ...await authOptions(), mfa: true, sessionRoutes: true, passkeys: { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] } })
@@ -177,7 +177,7 @@ t.test('passkeys document their routes, bodies and errors', async (t) => {
 })
 
 t.test('account self-service documents its routes, bodies and errors; Login and ChangePassword their 403', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
   await app.register(passwordAuth, { ...await authOptions(), deliver: () => {}, passwordReset: true, account: { emailChange: true, deletion: true, export: true } })
@@ -208,7 +208,7 @@ t.test('account self-service documents its routes, bodies and errors; Login and 
 })
 
 t.test('security notices and trusted devices are documented: the sessions list\'s device, rememberDevice, the devices routes', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
   await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true })
@@ -228,7 +228,7 @@ t.test('security notices and trusted devices are documented: the sessions list\'
 })
 
 t.test('no description holds a bare <placeholder> that Markdown would read as HTML (Swagger showed realm="")', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })
   await app.register(passwordAuth, { ...await authOptions(), mfa: { trustDays: 30 }, sessionRoutes: true, passwordReset: true, registration: true, deliver: () => {}, account: { emailChange: true, deletion: true, export: true } })
@@ -249,7 +249,7 @@ t.test('no description holds a bare <placeholder> that Markdown would read as HT
 
 t.test('with a range service (contract §20): 403 PASSWORD_RESET_REQUIRED on Login, ChangePassword, Reauthenticate, Confirm and Disable; 503 where new passwords are checked', async (t) => {
   const documentOf = async (auth: Partial<PasswordAuthOptions>): Promise<Doc> => {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     // Reauthenticate names the bearer scheme: a document that defines it.
     await app.register(swagger, { openapi: { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } } })

@@ -2,7 +2,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import defaultExport, * as api from '../lib/index.js'
 import { MemoryAccountStore, MemorySessionStore, type PasswordAuthOptions } from '../lib/index.js'
-import { CHEAP_ARGON2, SECRET } from './helpers/app.js'
+import { CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 
 const base = (): PasswordAuthOptions => ({
   accounts: new MemoryAccountStore(),
@@ -12,7 +12,7 @@ const base = (): PasswordAuthOptions => ({
 })
 
 async function registrationError (options: unknown): Promise<Error & { code?: string }> {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   try {
     await app.register(defaultExport, options as PasswordAuthOptions)
     await app.ready()
@@ -31,7 +31,7 @@ t.test('the plugin is the default export and the named export', async (t) => {
 })
 
 t.test('a valid configuration registers', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(defaultExport, base())
   await app.ready()
@@ -116,7 +116,7 @@ for (const [name, makeOptions, message] of cases) {
 }
 
 t.test('registering twice on one instance is refused', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await app.register(defaultExport, base())
   await t.rejects(async () => { await app.register(defaultExport, { ...base(), prefix: '/Other' }).ready() }, { code: 'FST_PWAUTH_ALREADY_REGISTERED' })

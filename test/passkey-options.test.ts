@@ -1,13 +1,13 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth, { MemoryAccountStore, type PasswordAuthOptions } from '../lib/index.js'
-import { CHEAP_ARGON2, SECRET } from './helpers/app.js'
+import { CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 
 const RP = { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] }
 const base = (): PasswordAuthOptions => ({ accounts: new MemoryAccountStore(), jwt: { secret: SECRET }, argon2: CHEAP_ARGON2, rateLimit: false })
 
 async function registrationError (options: unknown): Promise<Error & { code?: string }> {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   try {
     await app.register(passwordAuth, options as PasswordAuthOptions)
     await app.ready()
@@ -52,7 +52,7 @@ t.test('accepted: subdomain origins, localhost over http, a lifetime of 1 s; the
     { ...RP, origins: ['https://example.com', 'https://app.example.com:8443'] },
     { rpId: 'localhost', rpName: 'Dev', origins: ['http://localhost:3000'] }
   ]) {
-    const app = Fastify()
+    const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
     await app.register(passwordAuth, { ...base(), passkeys, passkeyTtl: 1 })
     await app.ready()
@@ -61,7 +61,7 @@ t.test('accepted: subdomain origins, localhost over http, a lifetime of 1 s; the
     t.equal(options.json().timeout, 1000)
     t.equal(options.json().rpId, passkeys.rpId)
   }
-  const off = Fastify()
+  const off = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await off.close() })
   await off.register(passwordAuth, base())
   t.equal((await off.inject({ method: 'POST', url: '/Auth/Passkeys/LoginOptions' })).statusCode, 404)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { hashPassword } from '../lib/index.js'
-import { CHEAP_ARGON2, decodeJwt, EMAIL, PASSWORD } from './helpers/app.js'
+import { CHEAP_ARGON2, decodeJwt, EMAIL, PASSWORD, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 import { totpCode } from './helpers/mfa.js'
 import { ORIGIN, PASSKEYS, passkeyApp } from './helpers/passkeys.js'
 import type { SoftAuthenticator } from './helpers/soft-authenticator.js'
@@ -390,7 +390,7 @@ t.test('the guide\'s options block works as written: register, sign in, satisfy 
   const { default: passwordAuth, authenticated, MemoryAccountStore, MemoryPasskeyStore } = await import('../lib/index.js')
   const { SECRET } = await import('./helpers/app.js')
   const { SoftAuthenticator } = await import('./helpers/soft-authenticator.js')
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { hashPassword, type AccountStore, type AuthEvent, type PasswordAuthOptions } from '../lib/index.js'
 import type { PasswordAuthMessage } from '../lib/messages/outbox.js'
-import { buildTestApp, CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD } from './helpers/app.js'
+import { buildTestApp, CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD, PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 import { expectProblem } from './helpers/problem.js'
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
@@ -239,7 +239,7 @@ t.test('the README\'s reset block works as written: the link is built from APP_U
   const { default: Fastify } = await import('fastify')
   const { default: passwordAuth, MemoryAccountStore, MemoryOneTimeTokenStore } = await import('../lib/index.js')
   const block = readmeBlock('reset-options').replace('process.env.JWT_SECRET!', 'process.env.JWT_SECRET')
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })

@@ -2,7 +2,7 @@ import fastifyCookie from '@fastify/cookie'
 import Fastify from 'fastify'
 import t from 'tap'
 import passwordAuth, { MemoryAccountStore } from '../lib/index.js'
-import { buildTestApp, SECRET } from './helpers/app.js'
+import { buildTestApp, PLUGIN_TIMEOUT_MS, SECRET } from './helpers/app.js'
 import { forgeJwt, validClaims } from './helpers/jwt.js'
 import { secretKeyId } from '../lib/tokens/keys.js'
 
@@ -75,7 +75,7 @@ t.test('cookie mode beside a host\'s own @fastify/cookie, and a cookie path of /
 })
 
 t.test('cookie names are checked', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   await t.rejects(async () => {
     await app.register(passwordAuth, { accounts: new MemoryAccountStore(), jwt: { secret: SECRET }, refresh: { cookie: { name: 'a b;' } } })
@@ -83,7 +83,7 @@ t.test('cookie names are checked', async (t) => {
 })
 
 t.test('cookie mode under a host prefix: the cookie path is the routes\' full prefix, so the browser sends it to Refresh', async (t) => {
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   const { hashPassword } = await import('../lib/index.js')

@@ -2,6 +2,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { passwordAuthRequestSerializer } from '../lib/index.js'
 import { redactUrl } from '../lib/http/redact.js'
+import { PLUGIN_TIMEOUT_MS } from './helpers/app.js'
 
 t.test('redactUrl hides the values of secret query parameters and keeps the rest', async (t) => {
   t.equal(redactUrl('/me'), '/me')
@@ -15,7 +16,7 @@ t.test('redactUrl hides the values of secret query parameters and keeps the rest
 
 t.test('passwordAuthRequestSerializer logs the request line without the token', async (t) => {
   const lines: string[] = []
-  const app = Fastify({ logger: { level: 'info', serializers: { req: passwordAuthRequestSerializer }, stream: { write: (line: string) => { lines.push(line) } } } })
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS, logger: { level: 'info', serializers: { req: passwordAuthRequestSerializer }, stream: { write: (line: string) => { lines.push(line) } } } })
   t.teardown(async () => { await app.close() })
   app.get('/me', async () => ({}))
   await app.inject({ url: '/me?access_token=secret-token-value', headers: { host: 'api.example.com' } })

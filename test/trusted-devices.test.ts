@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { MemoryTrustedDeviceStore, type TrustedDeviceStore } from '../lib/index.js'
 import { trustedDeviceStoreContract } from '../lib/testing/index.js'
-import { changeBody, decodeJwt, EMAIL, NEW_PASSWORD, PASSWORD, testClock, type TestClock } from './helpers/app.js'
+import { changeBody, decodeJwt, EMAIL, NEW_PASSWORD, PASSWORD, PLUGIN_TIMEOUT_MS, testClock, type TestClock } from './helpers/app.js'
 import { currentStep, mfaApp, totpCode } from './helpers/mfa.js'
 import { expectProblem } from './helpers/problem.js'
 
@@ -246,7 +246,7 @@ t.test('the devices guide\'s block works as written', async (t) => {
   const { default: Fastify } = await import('fastify')
   const { default: passwordAuth, MemoryAccountStore, hashPassword } = await import('../lib/index.js')
   const { CHEAP_ARGON2, SECRET } = await import('./helpers/app.js')
-  const app = Fastify()
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
   t.teardown(async () => { await app.close() })
   const accounts = new MemoryAccountStore()
   accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })

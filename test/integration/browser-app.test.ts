@@ -3,6 +3,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../example/app.js'
 import { hashPassword, MemoryAccountStore } from '../../lib/index.js'
+import { PLUGIN_TIMEOUT_MS } from '../helpers/app.js'
 import { outboxMessage } from '../helpers/outbox.js'
 import { startServer } from '../helpers/server-process.js'
 
@@ -102,7 +103,7 @@ t.test('the demo browser app in cookie mode: sign in, reload, two tabs, sign out
 t.test('the whole app under a host prefix: the cookie path follows, so reloads and refreshes work', { skip: missing }, async (t) => {
   const accounts = new MemoryAccountStore()
   accounts.add({ email: 'ada@example.com', passwordHash: await hashPassword('correct horse battery staple', { memoryCost: 1024, timeCost: 1, parallelism: 1 }) })
-  const app = await buildApp({ auth: { accounts, jwt: { secret: SECRET }, rateLimit: false }, prefix: '/portal' })
+  const app = await buildApp({ auth: { accounts, jwt: { secret: SECRET }, rateLimit: false }, prefix: '/portal', server: { pluginTimeout: PLUGIN_TIMEOUT_MS } })
   t.teardown(async () => { await app.close() })
   const address = await app.listen({ host: '127.0.0.1', port: 0 })
   const browser = await launch(t)

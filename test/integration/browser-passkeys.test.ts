@@ -95,6 +95,11 @@ t.test('the demo\'s passkeys in Chromium: add after sign-in, step up, sign in wi
   // Once that sign-in is no longer recent, a guarded action's prompt offers the passkey beside the password (ending the
   // other sessions: ChangeEmail and DeleteAccount take the password itself).
   const passkeySignInAt = Date.now()
+  // 'Sign out everywhere else' shows only with another session to end: one more, from a password sign-in elsewhere.
+  const elsewhere = await fetch(`${origin}/Auth/Login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })
+  t.equal(elsewhere.status, 200, 'a second session, signed in elsewhere')
+  await a.page.reload()
+  await shows(a.page, '#account:not([hidden]) #end-others:not([hidden])')
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, passkeySignInAt + 3500 - Date.now())))
   await a.page.click('#end-others')
   await shows(a.page, '#reauth:not([hidden]) #reauth-passkey:not([hidden])')
