@@ -26,7 +26,8 @@
  *                rule; the host's session API; cookie mode's cookies
  *   tokens/ http/ testing/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
- *                tokens (JWT), one-time tokens (reset and verification links, login challenges)
+ *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
+ *                verification links, login challenges)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
  *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
  *     testing/   the store contract suites (`fastify-password-auth/testing`)
@@ -89,7 +90,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { onEvent, activity } = keepActivity(config.account.activity, config.onEvent, log)
   const emit = createEventEmitter(onEvent, log)
   const answerError = createErrorHandler(createProblemSender(realm))
-  const { keyRing, accessTokens, oneTimeTokens } = createTokens(config.tokens, storeCall)
+  const { keyRing, accessTokens, oneTimeTokens } = await createTokens(fastify, config.tokens, storeCall)
   installGuard(fastify, config.decorators, { accessTokens, accounts, sessions: config.sessions.store, storeCall, answerError, realm })
   warnAboutHostSettings(fastify)
 

@@ -1,4 +1,3 @@
-import fastifyJwt from '@fastify/jwt'
 import t from 'tap'
 import { authenticate } from '../lib/index.js'
 import { buildTestApp, EMAIL } from './helpers/app.js'
@@ -52,23 +51,4 @@ t.test('guard failures are problem+json whatever the host error handler and sche
   const invalid = await app.inject({ url: '/guarded', headers: { authorization: 'Bearer nope' } })
   t.equal(invalid.json().code, 'FST_PWAUTH_TOKEN_INVALID')
   t.equal(invalid.headers['www-authenticate'], 'Bearer realm="fastify-password-auth", error="invalid_token"')
-})
-
-t.test('the plugin lives beside a host\'s own @fastify/jwt, registered before or after it', async (t) => {
-  for (const order of ['before', 'after'] as const) {
-    const hostJwt = { secret: 'host-own-secret-for-its-own-tokens-123456' }
-    const { app, token, me } = await buildTestApp(t, {
-      before: async (app) => {
-        if (order === 'before') await app.register(fastifyJwt, hostJwt)
-      },
-      routes: (app) => {
-        if (order === 'after') app.register(fastifyJwt, hostJwt)
-        app.get('/host-jwt', async (request) => await request.jwtVerify())
-      }
-    })
-    const hostToken = app.jwt.sign({ host: true })
-    t.same((await app.inject({ url: '/host-jwt', headers: { authorization: `Bearer ${hostToken}` } })).json().host, true, `${order}: host tokens work`)
-    t.equal((await me(await token())).statusCode, 200, `${order}: plugin tokens work`)
-    t.equal((await me(hostToken)).statusCode, 401, `${order}: host tokens are not plugin tokens`)
-  }
 })

@@ -42,7 +42,7 @@ for (const [entry, extra] of [
 
 t.test('the main entry never loads pg or ioredis: memory and custom stores need neither', async (t) => {
   const imports = await runtimeImports('dist/lib/index.js')
-  t.ok(imports.has('@node-rs/argon2') && imports.has('fast-jwt'), 'the scan follows the import graph')
+  t.ok(imports.has('@node-rs/argon2') && imports.has('@fastify/jwt'), 'the scan follows the import graph')
   t.notOk(imports.has('pg'))
   t.notOk(imports.has('ioredis'))
 })

@@ -1,6 +1,6 @@
-import { createSigner, createVerifier } from 'fast-jwt'
 import { requestError } from '../common/errors.js'
 import { randomId } from '../common/random-id.js'
+import type { EngineChecks, KeyEngine } from './jwt-engine.js'
 import type { JwtAlgorithm, ResolvedKey } from './keys.js'
 
 interface Entry<T> {
@@ -17,8 +17,9 @@ const MAX_TOKEN_LENGTH = 4096
  * Access tokens that verified, by their exact text, with their claims: a client sending the same token
  * again skips the signature check and the JSON parsing, but never the clock (exp and nbf are checked on
  * every hit). Only verified tokens get in, so forged ones cannot push them out; at most `size` are held
- * (the oldest leaves first), each at most 4 KiB of text. This replaces fast-jwt's own cache, which
- * hashes every token with SHA-256 to find it (a third of a cached verification) and stores failures too.
+ * (the oldest leaves first), each at most 4 KiB of text. It stands in front of @fastify/jwt, in place of
+ * fast-jwt's cache (its `verify.cache` option), which hashes every token with SHA-256 to find it (a third of a
+ * cached verification) and stores failures too, so forged tokens push verified ones out.
  */
 export class VerifiedTokens<T extends { exp: number, nbf?: unknown }> {
   readonly size: number
@@ -94,6 +95,7 @@ const AMR_MFA = Object.freeze(['pwd', 'otp', 'mfa'])
 const AMR_TRUSTED_DEVICE = Object.freeze(['pwd', 'mfa'])
 
 const TOKEN_TYPE = 'at+jwt'
+const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp', 'cv']
 const HEADER_FIELDS = ['alg', 'typ', 'kid']
 /** Verified tokens remembered (by their exact text, until their exp): each at most 4 KiB, typically under 1 MB in all. */
 const VERIFIED_CACHE_SIZE = 1000
@@ -103,10 +105,15 @@ type Verify = (token: string) => Record<string, unknown>
 const base64url = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
 const isText = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
+/** The checks every key's @fastify/jwt registration verifies with (jwt-engine.ts). */
+export function engineChecks ({ issuer, audience }: AccessTokenConfig): EngineChecks {
+  return { issuer, audience, type: TOKEN_TYPE, requiredClaims: REQUIRED_CLAIMS }
+}
+
 /**
- * Issues and verifies access tokens with fast-jwt, synchronously: no libuv thread-pool work on the
- * authenticated path. A token is verified only with the key its `kid` names, with that key's algorithm;
- * its header may carry nothing but `alg`, `typ` and `kid`.
+ * Issues and verifies access tokens through each key's @fastify/jwt (jwt-engine.ts), synchronously: no
+ * libuv thread-pool work on the authenticated path. A token is verified only with the key its `kid` names,
+ * with that key's algorithm; its header may carry nothing but `alg`, `typ` and `kid`.
  */
 export class AccessTokens {
   readonly expiresIn: number
@@ -116,19 +123,12 @@ export class AccessTokens {
   readonly #byKid = new Map<string, { algorithm: JwtAlgorithm, verify: Verify }>()
   readonly #verified = new VerifiedTokens<AccessTokenClaims>(VERIFIED_CACHE_SIZE)
 
-  constructor (keys: ResolvedKey[], { issuer, audience, expiresIn }: AccessTokenConfig) {
+  /** `engines[i]` signs and verifies with `keys[i]`, registered with `engineChecks(config)`; the first key signs. */
+  constructor (keys: readonly ResolvedKey[], engines: readonly KeyEngine[], { expiresIn }: AccessTokenConfig) {
     this.expiresIn = expiresIn
-    const [signing] = keys
-    this.#sign = createSigner({ key: signing!.signingKey!, algorithm: signing!.algorithm, kid: signing!.kid, header: { alg: signing!.algorithm, typ: TOKEN_TYPE }, iss: issuer, aud: audience })
-    for (const key of keys) {
-      const verify = createVerifier({
-        key: key.verifyingKey,
-        algorithms: [key.algorithm],
-        allowedIss: issuer,
-        allowedAud: audience,
-        checkTyp: TOKEN_TYPE,
-        requiredClaims: ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp', 'cv']
-      }) as Verify
+    this.#sign = engines[0]!.sign!
+    for (const [index, key] of keys.entries()) {
+      const { verify } = engines[index]!
       this.#byHeader.set(base64url({ alg: key.algorithm, typ: TOKEN_TYPE, kid: key.kid }), verify)
       this.#byKid.set(key.kid, { algorithm: key.algorithm, verify })
     }

@@ -1,10 +1,12 @@
+import type { FastifyInstance } from 'fastify'
 import { invalidOption } from '../common/errors.js'
 import { assert, checkKnownKeys, checkPath, isInteger, isObject, PLUGIN_NAME } from '../common/option-rules.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemoryOneTimeTokenStore } from '../stores/memory/one-time-tokens.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { OneTimeTokenStore } from '../stores/types.js'
-import { AccessTokens, type AccessTokenConfig } from './access-tokens.js'
+import { AccessTokens, engineChecks, type AccessTokenConfig } from './access-tokens.js'
+import { registerJwtEngine } from './jwt-engine.js'
 import { KeyRing } from './key-ring.js'
 import { resolveKeys, type JwtKey, type ResolvedKey } from './keys.js'
 import { OneTimeTokens } from './one-time-tokens.js'
@@ -72,11 +74,14 @@ function resolveJwt (jwt: JwtOptions | undefined): Omit<ResolvedTokens, 'oneTime
   return { keys: resolved, accessToken: { issuer, audience, expiresIn }, jwksPath }
 }
 
-/** The key ring, the access tokens (signing and verifying a probe, so keys that cannot work together fail here) and the one-time tokens. */
-export function createTokens ({ keys, accessToken, oneTimeTokenStore }: ResolvedTokens, storeCall: StoreCall) {
+/**
+ * The key ring, the access tokens (their @fastify/jwt registered in a context of their own, then signing and
+ * verifying a probe, so keys that cannot work together fail here) and the one-time tokens.
+ */
+export async function createTokens (fastify: FastifyInstance, { keys, accessToken, oneTimeTokenStore }: ResolvedTokens, storeCall: StoreCall) {
   let accessTokens: AccessTokens
   try {
-    accessTokens = new AccessTokens(keys, accessToken)
+    accessTokens = new AccessTokens(keys, await registerJwtEngine(fastify, keys, engineChecks(accessToken)), accessToken)
     accessTokens.verify(accessTokens.issue({ accountId: 'probe', sessionId: 'probe', credentialVersion: 0 }).accessToken)
   } catch (err) {
     throw invalidOption(`the jwt keys cannot sign and verify tokens (${(err as Error).message})`)
