@@ -1,4 +1,6 @@
-import t from 'tap'
+import Fastify from 'fastify'
+import t, { type Test } from 'tap'
+import passwordAuth, { MemoryAccountStore, MemoryAttemptStore, MemoryOneTimeTokenStore, type PasswordAuthOptions } from '../../lib/index.js'
 import type BetterSqlite3 from 'better-sqlite3'
 import {
   accountsTableSqlite, activityTableSqlite, attemptsTableSqlite, createSqliteSchema, mfaTableSqlite, oneTimeTokensTableSqlite, passkeysTableSqlite, sessionsTableSqlite,
@@ -9,6 +11,7 @@ import {
   accountStoreContract, attemptStoreContract, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract, trustedDeviceStoreContract,
   type ContractCheck
 } from '../../lib/testing/index.js'
+import { PLUGIN_TIMEOUT_MS, SECRET } from '../helpers/app.js'
 import { sqliteDatabase, sqliteFile, sqliteUnavailable } from '../helpers/sqlite.js'
 import type { Teardown } from '../helpers/teardown.js'
 
@@ -133,4 +136,37 @@ t.test('sessions past their limits and expired tokens are pruned', { skip: sqlit
   t.equal(await sessions.prune(), 1)
   t.equal(await tokens.prune(), 1)
   t.same(database.prepare('SELECT id FROM auth_sessions').all(), [{ id: 'long' }])
+})
+
+/** Registers the plugin with `auth`; resolves the registration error, if any. */
+async function register (t: Test, auth: Partial<PasswordAuthOptions>): Promise<Error | undefined> {
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
+  t.teardown(async () => { await app.close() })
+  return await app.register(passwordAuth, { accounts: new MemoryAccountStore(), jwt: { secret: SECRET }, rateLimit: false, ...auth }).ready().then(() => undefined, (err: Error) => err)
+}
+
+t.test('SQLite serves one process: beside a state store instances share, registration is refused and says what to do', { skip: sqliteUnavailable }, async (t) => {
+  const database = connection(t, sqliteFile(t))
+  const memory = new MemoryOneTimeTokenStore()
+  // A host's own store (its methods over anything): the plugin cannot know where it keeps its data, so it counts as shared.
+  const hostStore = { put: memory.put.bind(memory), find: memory.find.bind(memory), consume: memory.consume.bind(memory) }
+  const refused = await register(t, { sessions: new SqliteSessionStore({ database }), oneTimeTokens: hostStore, mfa: true })
+  t.match(refused, {
+    code: 'FST_PWAUTH_INVALID_OPTION',
+    message: 'fastify-password-auth: sessions is in SQLite, which serves one process, but oneTimeTokens is in a store instances share: every instance would keep ' +
+      'its own sessions. Put all of them in SQLite (one server process), or all in shared stores (PostgreSQL, Redis) for several instances'
+  })
+  const attempts = new MemoryAttemptStore()
+  const hostAttempts = { reserve: attempts.reserve.bind(attempts), settle: attempts.settle.bind(attempts) }
+  t.match(await register(t, { sessions: new SqliteSessionStore({ database }), mfa: true, mfaStore: new SqliteMfaStore({ database }), attempts: hostAttempts }),
+    { message: /sessions, mfaStore are in SQLite, which serves one process, but attempts is in a store instances share/ })
+  t.equal(await register(t, {
+    accounts: new SqliteAccountStore({ database }),
+    sessions: new SqliteSessionStore({ database }),
+    attempts: new SqliteAttemptStore({ database }),
+    mfa: { trustDays: 1, trustedDevices: new SqliteTrustedDeviceStore({ database }) },
+    mfaStore: new SqliteMfaStore({ database })
+  }), undefined, 'every state store in SQLite, one-time tokens in this process\'s memory: one process, accepted (no "shared sessions" refusal)')
+  t.equal(await register(t, { sessions: new SqliteSessionStore({ database }), oneTimeTokens: new SqliteOneTimeTokenStore({ database }), passwordReset: true, deliver: async () => {} }),
+    undefined, 'accounts may live anywhere')
 })
