@@ -81,7 +81,7 @@ function databases (env: NodeJS.ProcessEnv): { databaseUrl: string | undefined, 
   }
   if (sqliteFile(raw) === '') throw new Error(`DATABASE_URL must name a file after sqlite:, such as sqlite:./data/auth.db, not "${raw}"`)
   if (redisUrl !== undefined) {
-    throw new Error('REDIS_URL cannot go with DATABASE_URL=sqlite:…: SQLite serves one server process, and Redis is for state that several instances share ' +
+    throw new Error('DATABASE_URL=sqlite:… cannot go with REDIS_URL: SQLite serves one server process, and Redis is for state that several instances share ' +
       '(use PostgreSQL with Redis, or SQLite alone)')
   }
   return { databaseUrl: raw, redisUrl }
