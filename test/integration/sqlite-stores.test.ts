@@ -124,7 +124,7 @@ t.test('activity: newest first, limited, forgotten per account, pruned past the 
   t.equal((await store.list('b', 10)).length, 1)
 })
 
-t.test('sessions past their limits and expired tokens are pruned', { skip: sqliteUnavailable }, async (t) => {
+t.test('sessions past their limits, expired tokens and trusts, and attempt rows with nothing to count are pruned', { skip: sqliteUnavailable }, async (t) => {
   const database = connection(t, sqliteFile(t))
   const sessions = new SqliteSessionStore({ database })
   const session = (id: string) => ({ id, accountId: 'a', credentialVersion: 0, keyId: 'k', ip: '', userAgent: '' })
@@ -132,9 +132,17 @@ t.test('sessions past their limits and expired tokens are pruned', { skip: sqlit
   await sessions.create(session('long'), { idleMs: 60_000, maxMs: 60_000, graceMs: 0 })
   const tokens = new SqliteOneTimeTokenStore({ database })
   await tokens.put('slot', 'hash', { purpose: 'p', accountId: 'a', email: 'a@example.com', credentialVersion: 0 }, 50)
+  const attempts = new SqliteAttemptStore({ database })
+  await attempts.reserve('abandoned', 'ticket', { freeFailures: 2, blockMs: 1000, maxBlockMs: 1000, leaseMs: 20, forgetAfterMs: 20 })
+  const trusted = new SqliteTrustedDeviceStore({ database })
+  await trusted.trust('a', { id: 'id-1', deviceHash: 'h-1', label: 'Chrome on Linux' }, 50, 0)
+  await trusted.trust('a', { id: 'id-2', deviceHash: 'h-2', label: 'Safari on iOS' }, 60_000, 0)
   await new Promise((resolve) => setTimeout(resolve, 80))
   t.equal(await sessions.prune(), 1)
   t.equal(await tokens.prune(), 1)
+  t.equal(await attempts.prune(), 1, 'the abandoned reservation')
+  t.equal(await trusted.prune(), 1, 'the expired trust')
+  t.same((await trusted.list('a')).map((trust) => trust.id), ['id-2'])
   t.same(database.prepare('SELECT id FROM auth_sessions').all(), [{ id: 'long' }])
 })
 
