@@ -10,7 +10,8 @@ import neostandard from 'neostandard'
  * of lib/ must be placed here, or the lint fails. passkeys/ and account/ are placed before they exist.
  */
 export const LADDER = [
-  ['index'],
+  // client: the browser's side, beside the package's entry; it imports the rest for types only (see below).
+  ['index', 'client'],
   ['plugin'],
   ['options'],
   ['routes'],
@@ -62,4 +63,15 @@ function ladderBlocks () {
   return blocks
 }
 
-export default [...neostandard({ ts: true }), ...ladderBlocks()]
+/** lib/client runs in browsers: everything beyond its own folder (other rooms, packages) is imported for types only. */
+const clientBlock = {
+  name: 'client/types-only',
+  files: ['lib/client/**/*.ts'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', {
+      patterns: [{ regex: '^(?!\\./)', allowTypeImports: true, message: 'lib/client runs in browsers: import other rooms and packages with `import type` only' }]
+    }]
+  }
+}
+
+export default [...neostandard({ ts: true }), ...ladderBlocks(), clientBlock]

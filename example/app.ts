@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import swagger from '@fastify/swagger'
@@ -95,13 +96,18 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
 const PUBLIC = new URL('../../example/public/', import.meta.url)
 // @simplewebauthn/browser's UMD bundle (it sets globalThis.SimpleWebAuthnBrowser), served as the page's own file.
 const WEBAUTHN_BUNDLE = new URL('../dist/bundle/index.umd.min.js', `file://${createRequire(import.meta.url).resolve('@simplewebauthn/browser')}`)
-const FILES = {
+// fastify-password-auth/client, as built (dist/lib/client/), under client/: the app imports it from there.
+const CLIENT = new URL('../lib/client/', import.meta.url)
+const CLIENT_FILES = Object.fromEntries(readdirSync(CLIENT).filter((name) => name.endsWith('.js'))
+  .map((name) => [`client/${name}`, [new URL(name, CLIENT), 'text/javascript'] as const]))
+const FILES: Record<string, readonly [string | URL, string]> = {
   '': ['index.html', 'text/html'],
   'app.js': ['app.js', 'text/javascript'],
   'app.css': ['app.css', 'text/css'],
   'passkeys.js': ['passkeys.js', 'text/javascript'],
-  'webauthn.js': [WEBAUTHN_BUNDLE, 'text/javascript']
-} as const
+  'webauthn.js': [WEBAUTHN_BUNDLE, 'text/javascript'],
+  ...CLIENT_FILES
+}
 // The app's own files only (and the set-up QR code as a data: image): no inline script or style, no other origin, no framing.
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { verify } from '@node-rs/argon2'
-import { hashPassword, passwordAuthRedactPaths, passwordAuthRequestSerializer, type AccountStore } from '../lib/index.js'
+import { hashPassword, passwordAuthLogger, type AccountStore } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
 import { listenError, pageAddress } from './address.js'
 import { buildApp } from './app.js'
@@ -35,7 +35,7 @@ async function main (): Promise<void> {
   // Links point to APP_URL, or to the page's address, known once the server listens (PORT=0 picks a free port).
   let appUrl = config.appUrl ?? pageAddress(config.host, config.port)
   const app = await buildApp({
-    logger: { level: config.logLevel, redact: [...passwordAuthRedactPaths], serializers: { req: passwordAuthRequestSerializer } },
+    logger: passwordAuthLogger({ level: config.logLevel }),
     requestLogging: config.requestLogging,
     server: serverTimeouts(config.requestTimeout),
     healthCheck: stores.healthCheck,

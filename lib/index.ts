@@ -41,6 +41,7 @@ export { MemoryTrustedDeviceStore, type MemoryTrustedDeviceStoreOptions } from '
 export { errors, type ErrorCode, type FieldError, type WeakPasswordReason } from './common/errors.js'
 export type { Problem } from './http/problem.js'
 export { passwordAuthRedactPaths, passwordAuthRequestSerializer } from './http/redact.js'
+export { passwordAuthLogger, redactLogLine } from './http/log-redaction.js'
 export { passwordAuthClientErrorHandler } from './http/client-errors.js'
 
 export type { HashingOptions, JwtOptions, PasswordAuthOptions, RateLimitOptions, RefreshOptions, ThrottleOptions } from './options.js'

@@ -76,6 +76,34 @@ t.test('a throwing or rejecting handler is logged and changes nothing', async (t
   t.equal(errors.length, 3)
 })
 
+t.test('passwordAuthLogger hides secrets from a logger that logs headers and bodies, the routes\' answers too', async (t) => {
+  const { passwordAuthLogger } = await import('../lib/index.js')
+  const lines: string[] = []
+  const test = await buildTestApp(t, {
+    fastify: {
+      logger: passwordAuthLogger({
+        level: 'info',
+        stream: { write: (line: string) => { lines.push(line) } },
+        // A host serializer that logs everything it can.
+        serializers: { req: (request: { headers: unknown, body?: unknown }) => ({ headers: request.headers, body: request.body }) }
+      })
+    },
+    before: (app) => {
+      app.addHook('preHandler', async (request) => { request.log.info({ req: request }, 'body logged') })
+      app.addHook('onSend', async (request, reply, payload) => { request.log.info({ answer: { headers: reply.getHeaders(), body: JSON.parse(String(payload || '{}')) } }, 'answer logged') })
+    }
+  })
+  const login = await test.login()
+  const { accessToken: token, refreshToken } = login.json()
+  await test.changePassword(changeBody())
+  await test.logout(token)
+  const everything = lines.join('\n')
+  t.match(everything, /"authorization":"\[Redacted\]"/, 'the header was logged, redacted')
+  t.match(everything, /"body":\{"email":"ada@example.com","password":"\[Redacted\]"\}/, 'the body was logged, redacted')
+  t.match(everything, /"body":\{"accessToken":"\[Redacted\]"/, 'the answer was logged, redacted')
+  for (const secret of [PASSWORD, NEW_PASSWORD, token, ...token.split('.'), refreshToken]) t.notOk(everything.includes(secret), `no ${String(secret).slice(0, 10)}…`)
+})
+
 t.test('passwordAuthRedactPaths hide secrets from a logger that logs headers and bodies', async (t) => {
   const { passwordAuthRedactPaths } = await import('../lib/index.js')
   const lines: string[] = []

@@ -12,6 +12,7 @@ t.test('redactUrl hides the values of secret query parameters and keeps the rest
     '/me?x=1&ACCESS_TOKEN=[Redacted]&refresh_token=[Redacted]&token=[Redacted]&code=[Redacted]&password=[Redacted]')
   t.equal(redactUrl('/me?access%5Ftoken=s'), '/me?access%5Ftoken=[Redacted]', 'an encoded name too')
   t.equal(redactUrl('/me?access_token&%E0=1'), '/me?access_token&%E0=1', 'no value, or a name that does not decode: left as sent')
+  t.equal(redactUrl(undefined as unknown as string), undefined, 'a host object logged under req, without a URL: left alone')
 })
 
 t.test('passwordAuthRequestSerializer logs the request line without the token', async (t) => {

@@ -2,6 +2,7 @@
 import type { BreachResult } from './breach.js'
 import type { CeilingResult } from './ceiling.js'
 import type { EnumerationResult } from './enumeration.js'
+import type { ExampleRounds } from './example-section.js'
 import type { LoadResult } from './load.js'
 import type { LockoutResult } from './lockout.js'
 import type { LoginMfaPair } from './login-mfa.js'
@@ -82,6 +83,8 @@ export interface BenchResults {
   changeEmailEnumeration?: EnumerationResult
   /** Passkey sign-ins (LoginOptions + LoginPasskey) and Refresh, alternating, on the same connections (passkey.ts). */
   passkey?: PasskeyResult
+  /** The example server as `npm start` runs it against the bench server's hand-written routes (example-section.ts). */
+  example?: ExampleRounds
   serverStats?: unknown
   /** Share of all CPUs busy with other processes, sampled while the bench was idle. */
   backgroundCpu?: number[]
@@ -93,7 +96,7 @@ export interface BenchResults {
 
 export type TargetId = 'scale-ceiling' | 'scale-hand' | 'login-defaults' | 'login-tuned' | 'login-hand' | 'register' | 'reauthenticate' | 'me-memory' | 'me-redis' | 'round-trips' | 'logout' | 'refresh' | 'login-mfa' |
   'mixed-defaults' | 'mixed-tuned' | 'overload' | 'overload-rss' | 'overload-rss-example' | 'enumeration' | 'forgot-enumeration' | 'forgot-flood' | 'register-enumeration' | 'register-flood' | 'lockout' |
-  'breach-login' | 'breach-hang' | 'change-email-enumeration'
+  'breach-login' | 'breach-hang' | 'change-email-enumeration' | 'example-me' | 'example-logout'
 
 /** One fresh process: plugin registration and ready, and memory after a GC. */
 export interface StartupRun { common: boolean, ms: number, rss: number, heapUsed: number, rssGrowth: number, heapGrowth: number }
@@ -119,7 +122,7 @@ const ONE = 1.01
  * Every ratio the bench reports, from the runs measured side by side: the median pair with its range. The
  * ceiling's rounds pair with the routes' rounds of the same index.
  */
-export type RatioId = TargetId | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling' | 'passkey' | 'passkey-cpu'
+export type RatioId = TargetId | 'example-me-bench' | 'example-logout-bench' | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling' | 'passkey' | 'passkey-cpu'
 
 export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRatio>> {
   const ratios: Partial<Record<RatioId, PairedRatio>> = {}
@@ -152,6 +155,12 @@ export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRa
     ratios.logout = pairedRatio(okRates(logout.rounds.plugin), okRates(logout.rounds.hand))
     if (logout.rounds.refresh !== undefined) ratios.refresh = pairedRatio(okRates(logout.rounds.refresh), okRates(logout.rounds.plugin))
   }
+  if (r.example !== undefined) {
+    ratios['example-me'] = pairedRatio(okRates(r.example.me), okRates(r.example.plain))
+    ratios['example-me-bench'] = pairedRatio(okRates(r.example.me), okRates(r.example.benchMe))
+    ratios['example-logout'] = pairedRatio(okRates(r.example.logout), okRates(r.example.handLogout))
+    ratios['example-logout-bench'] = pairedRatio(okRates(r.example.logout), okRates(r.example.benchLogout))
+  }
   if (r.loginMfa !== undefined) ratios['login-mfa'] = pairedRatio(r.loginMfa.map(({ loginMfa }) => loginMfa.okPerSecond), r.loginMfa.map(({ refresh }) => refresh.okPerSecond))
   if (r.passkey !== undefined) {
     const { rounds, verificationCpuMicros } = r.passkey
@@ -165,7 +174,7 @@ export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRa
 }
 
 /** The targets that are ratios (shown with ×). */
-const RATIO_TARGETS = new Set<TargetId>(['scale-ceiling', 'scale-hand', 'login-defaults', 'login-tuned', 'login-hand', 'register', 'reauthenticate', 'me-memory', 'me-redis', 'logout'])
+const RATIO_TARGETS = new Set<TargetId>(['scale-ceiling', 'scale-hand', 'login-defaults', 'login-tuned', 'login-hand', 'register', 'reauthenticate', 'me-memory', 'me-redis', 'logout', 'example-me', 'example-logout'])
 
 export function checkTargets (r: BenchResults): Target[] {
   const targets: Target[] = []
@@ -183,6 +192,8 @@ export function checkTargets (r: BenchResults): Target[] {
   ratio('reauthenticate', 'Reauthenticate / hand-written login', 1)
   ratio('me-memory', 'GET /me / GET /plain, memory stores', 1)
   ratio('me-redis', 'GET /me / GET /plain, sessions in Redis', 0.9)
+  ratio('example-me', 'Example server (npm start) GET /me / the bench server\'s GET /plain', 1.5)
+  ratio('example-logout', 'Example server (npm start) Logout / the bench server\'s /hand/logout', 0.9)
   const { postgres } = r.routes ?? {}
   if (postgres?.me.roundTrips !== undefined) {
     const statements = total(postgres.me.roundTrips.postgres)
@@ -406,6 +417,15 @@ export function renderTable (r: BenchResults): string {
         p99: `${ms(loadedP99)}*`, ratio: `${times(t?.value ?? NaN)} p99 alone`, target: `mixed-${profile.name}`
       })
     }
+  }
+  if (r.example !== undefined) {
+    const median = (runs: LoadResult[]): LoadResult => [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!
+    row('Example server (`npm start`, every feature on, its logger at LOG_LEVEL=warn, memory stores): GET /me', median(r.example.me), {
+      ratio: `${pairs('example-me', '/plain')}; ${pairs('example-me-bench', 'the bench server\'s /me')}`, target: 'example-me'
+    })
+    row('Example server: POST /Auth/Logout', median(r.example.logout), {
+      expected: '204', ratio: `${pairs('example-logout', '/hand/logout')}; ${pairs('example-logout-bench', 'the bench server\'s Logout')}`, target: 'example-logout'
+    })
   }
   for (const pair of [r.logout?.memory, r.logout?.redis]) {
     if (pair === undefined) continue

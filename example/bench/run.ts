@@ -5,7 +5,7 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: scale, login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register, mfa, breach, passkey; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
+ * startup, forgot, register, mfa, breach, passkey, example; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
  * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
@@ -21,6 +21,7 @@ import type { CeilingResult } from './ceiling.js'
 import { breachSection } from './breach.js'
 import { backgroundCpu, cpuJiffies, runChild } from './child.js'
 import { probeEnumeration } from './enumeration.js'
+import { exampleSection } from './example-section.js'
 import { load, merge, type LoadResult } from './load.js'
 import { lockoutAttack } from './lockout.js'
 import { loginMfaRound } from './login-mfa.js'
@@ -43,7 +44,7 @@ const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey'] as const
+const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey', 'example'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -261,6 +262,10 @@ async function main (): Promise<void> {
     if (wanted('passkey')) {
       log('passkey sign-ins (LoginOptions + LoginPasskey) against Refresh, alternating')
       results.passkey = await passkeySection(server, ROUNDS)
+    }
+    if (wanted('example')) {
+      log('the example server (npm start) against the hand-written routes: GET /me, Logout')
+      results.example = await exampleSection(server, tokens, runId, ROUNDS, seconds)
     }
     results.serverStats = await stats(server)
     // Last on this server: every logout spends a session the bench created, and the memory store keeps

@@ -1,12 +1,14 @@
-// The demo's browser app: cookie mode, no build step. The access token lives in memory only; at page load
-// (and when the access token has expired) a Refresh, which sends the HttpOnly cookie, tells whether the
-// browser is signed in. Page scripts cannot see that cookie: a marker in localStorage, set while signed in,
-// says whether asking is worth it, so a signed-out load sends no Refresh bound to fail.
+// The demo's browser app: cookie mode, no build step, on fastify-password-auth/client (served as ./client/),
+// which keeps the access token, refreshes it (once for all the tabs) and signs every tab out when the session
+// ends. Page scripts cannot see the refresh cookie: a marker in localStorage, set while signed in, says whether
+// asking is worth it, so a first, signed-out load sends no Refresh bound to fail.
+import { createAuthClient } from './client/index.js'
 import { installPasskeys } from './passkeys.js'
 
 const auth = new URL('app/Auth/', document.baseURI)
 const me = new URL('app/me', document.baseURI)
-let accessToken = null
+// Passkeys: @simplewebauthn/browser's bundle, which index.html loads as webauthn.js (a global).
+const client = createAuthClient({ mode: 'cookie', prefix: auth.pathname, webauthn: async () => globalThis.SimpleWebAuthnBrowser })
 
 const $ = (id) => document.getElementById(id)
 const VIEWS = ['login', 'register', 'verify', 'forgot', 'reset', 'account', 'reauth', 'code', 'mfa-setup', 'recovery', 'mfa-disable',
@@ -28,35 +30,17 @@ const say = (text, news = false) => { $('message').textContent = text; $('messag
 const SIGNED_IN = 'fastify-password-auth-demo:signed-in'
 const maySignedIn = () => localStorage.getItem(SIGNED_IN) !== null
 
-async function post (url, body) {
-  return await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(accessToken === null ? {} : { authorization: `Bearer ${accessToken}` }) },
-    body: JSON.stringify(body ?? {})
-  })
-}
-
-/** Refresh: a new access token if the cookie's session is live (Content-Type JSON and a body of {} are required). */
-async function refresh () {
-  const response = await fetch(new URL('Refresh', auth), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
-  accessToken = response.ok ? (await response.json()).accessToken : null
-  return accessToken !== null
-}
-
-/** The 401s a Refresh can cure: the access token expired (or there is none yet). A wrong password or code is not sent twice. */
-const TOKEN_PROBLEMS = ['FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_TOKEN_MISSING']
+/** A route that needs no session. */
+const post = async (url, body) => await fetch(url, json(body))
 
 /** A correct password that a data breach made public signs nobody in (contract §20): only the mailed link replaces it. */
 const RESET_REQUIRED = 'FST_PWAUTH_PASSWORD_RESET_REQUIRED'
+/** What an AuthError of the client says to the user: no answer, too many attempts, or `otherwise`. */
+const failure = (err, otherwise) => err?.status === 0 ? 'The server did not answer: try again.' : err?.status === 429 ? 'Too many attempts: wait a little.' : otherwise
 const BREACHED_TEXT = 'That password appeared in a data breach, so it can no longer sign you in. We sent a link to set a new one to your e-mail address.'
 
-/** A call with the access token, refreshed and retried once when that token has expired. */
-async function call (url, init = {}) {
-  const send = async () => await fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${accessToken}` } })
-  let response = await send()
-  if (response.status === 401 && TOKEN_PROBLEMS.includes(await problemCode(response)) && await refresh()) response = await send()
-  return response
-}
+/** A call with the access token: the client refreshes it only when it expired (a wrong password or code is not sent twice). */
+const call = async (url, init = {}) => await client.fetch(url, init)
 
 /**
  * Runs `action`; when it needs a recent sign-in, asks for the password (or, where the browser and the account
@@ -247,7 +231,6 @@ $('mfa-disable').onsubmit = async (event) => {
 }
 
 function signedOut (text = '') {
-  accessToken = null
   localStorage.removeItem(SIGNED_IN)
   show('login')
   say(text, true)
@@ -257,14 +240,15 @@ function signedOut (text = '') {
 $('login').onsubmit = async (event) => {
   event.preventDefault()
   const form = new FormData($('login'))
-  const response = await post(new URL('Login', auth), { email: form.get('email'), password: form.get('password') })
-  if (await problemCode(response) === RESET_REQUIRED) return say(BREACHED_TEXT)
-  if (!response.ok) return say(response.status === 429 ? 'Too many attempts: wait a little.' : 'Wrong e-mail or password.')
-  const body = await response.json()
+  let result
+  try {
+    result = await client.login({ email: form.get('email'), password: form.get('password') })
+  } catch (err) {
+    return say(err.code === RESET_REQUIRED ? BREACHED_TEXT : failure(err, 'Wrong e-mail or password.'))
+  }
   $('login').reset()
   say('')
-  if (body.mfaRequired === true) return await secondStep(body.mfaToken)
-  accessToken = body.accessToken
+  if (result.mfaRequired) return await secondStep(result.mfaToken)
   await showAccount()
 }
 
@@ -272,20 +256,24 @@ $('login').onsubmit = async (event) => {
 async function secondStep (mfaToken) {
   const answer = await askCode('login', { remember: true })
   if (answer === null) return say('')
-  const response = await post(new URL('LoginMfa', auth), { mfaToken, code: answer.code, rememberDevice: answer.remember })
-  if (!response.ok) {
-    say(response.status === 429 ? 'Too many wrong codes: wait a little.' : 'That code did not work.')
+  try {
+    await client.loginMfa({ mfaToken, code: answer.code, rememberDevice: answer.remember })
+  } catch (err) {
+    say(err.status === 429 ? 'Too many wrong codes: wait a little.' : failure(err, 'That code did not work.'))
     // The challenge survives a few wrong codes: ask again until it is used up.
-    return await problemCode(response) === 'FST_PWAUTH_MFA_CODE_INVALID' && response.status === 401 ? await secondStep(mfaToken) : undefined
+    return err.code === 'FST_PWAUTH_MFA_CODE_INVALID' ? await secondStep(mfaToken) : undefined
   }
-  accessToken = (await response.json()).accessToken
   say('')
   await showAccount()
 }
 
 $('logout').onclick = async () => {
-  // Works with an expired access token too: the cookie's session ends, and the cookie is cleared.
-  await post(new URL('Logout', auth))
+  // Works with an expired access token too: the cookie's session ends, the cookie is cleared, every tab is signed out.
+  try {
+    await client.logout()
+  } catch (err) {
+    return say(failure(err, 'That did not work: try again.'))
+  }
   signedOut('Signed out.')
 }
 
@@ -371,9 +359,7 @@ $('reset').onsubmit = async (event) => {
   say('That did not work: try again.')
 }
 
-const passkeys = installPasskeys({
-  call, post, json, auth, say, show, showAccount, withRecentAuth, problemCode, $, signedIn: async (token) => { accessToken = token; await showAccount() }
-})
+const passkeys = installPasskeys({ client, call, json, auth, say, show, showAccount, withRecentAuth, problemCode, failure, $ })
 $('email-change').onclick = () => { say(''); show('change-email') }
 $('change-email-cancel').onclick = async () => { $('change-email').reset(); say(''); await showAccount() }
 
@@ -407,7 +393,7 @@ $('email-change-confirm').onsubmit = async (event) => {
   const response = await post(new URL('VerifyEmailChange', auth), { token: fragment('email-change') })
   forgetLink()
   if (response.status !== 204) return signedOut('This link is not valid any more: ask for a new change.')
-  if (await refresh()) { say('Your account has its new address.', true); return await showAccount() }
+  if (await client.refresh().catch(() => false)) { say('Your account has its new address.', true); return await showAccount() }
   signedOut('Your account has its new address: sign in with it.')
 }
 
@@ -452,5 +438,5 @@ $('export-account').onclick = async () => {
 $('export-done').onclick = async () => { $('export-json').textContent = ''; await showAccount() }
 
 if (linkView() !== null) show(linkView())
-else if (maySignedIn() && await refresh()) await showAccount()
+else if (maySignedIn() && await client.signedIn().catch(() => false)) await showAccount()
 else signedOut()

@@ -3,9 +3,9 @@
 // it is you with one (Reauthenticate on this session), from its own button or the re-authentication prompt.
 const { startRegistration, startAuthentication, browserSupportsWebAuthn, browserSupportsWebAuthnAutofill } = globalThis.SimpleWebAuthnBrowser
 
-/** `app`: what app.js shares: call, post, json, auth, say, show, showAccount, withRecentAuth, problemCode, signedIn, $. */
+/** `app`: what app.js shares: client, call, json, auth, say, show, showAccount, withRecentAuth, problemCode, failure, $. */
 export function installPasskeys (app) {
-  const { call, post, json, auth, say, show, showAccount, withRecentAuth, problemCode, signedIn, $ } = app
+  const { client, call, json, auth, say, show, showAccount, withRecentAuth, problemCode, failure, $ } = app
   const url = (path) => new URL(path, auth)
 
   /** A ceremony the user may cancel: null then, and a calm message (none for the autofill's, which is silent). */
@@ -19,26 +19,30 @@ export function installPasskeys (app) {
     }
   }
 
-  async function signInWith (optionsJSON, useBrowserAutofill = false) {
-    const response = await ceremony(async () => await startAuthentication({ optionsJSON, useBrowserAutofill }), useBrowserAutofill)
-    if (response === null) return
-    const answer = await post(url('LoginPasskey'), { response })
-    if (!answer.ok) return say(answer.status === 429 ? 'Too many attempts: wait a little.' : 'That passkey did not work.')
+  /** A sign-in with a passkey through the client: LoginOptions, the browser's ceremony, LoginPasskey. */
+  async function signIn (useBrowserAutofill = false) {
+    try {
+      await client.loginWithPasskey({ useBrowserAutofill })
+    } catch (err) {
+      const refused = err?.code === 'FST_PWAUTH_PASSKEY_INVALID'
+      if (err?.name === 'AuthError') {
+        // The autofill's own failures (its options) are silent; a refused passkey is said either way.
+        if (refused || !useBrowserAutofill) say(refused ? 'That passkey did not work.' : failure(err, 'That did not work: try again.'))
+        return
+      }
+      // AbortError: another ceremony replaced this one (a click while the autofill waited): nothing to say.
+      if (!useBrowserAutofill && err?.name !== 'AbortError') say(err?.name === 'NotAllowedError' ? 'The passkey request was cancelled.' : 'Passkeys did not work in this browser.')
+      return
+    }
     say('')
-    await signedIn((await answer.json()).accessToken)
+    await showAccount()
   }
 
-  $('passkey-login').onclick = async () => {
-    const options = await post(url('Passkeys/LoginOptions'))
-    if (!options.ok) return say('That did not work: try again.')
-    await signInWith(await options.json())
-  }
+  $('passkey-login').onclick = async () => { await signIn() }
 
   /** Offers the browser's passkeys in the e-mail field's autofill while the sign-in form is shown. */
   async function offerAutofill () {
-    if (!await browserSupportsWebAuthnAutofill()) return
-    const options = await post(url('Passkeys/LoginOptions'))
-    if (options.ok) await signInWith(await options.json(), true)
+    if (await browserSupportsWebAuthnAutofill()) await signIn(true)
   }
 
   let count = 0

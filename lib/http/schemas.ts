@@ -147,6 +147,14 @@ const DEVICE_TOKEN = Type.String({
   description: 'Opaque; keep it and send it as deviceToken with the next Login, ChangePassword or Reauthenticate of this e-mail from this client.'
 })
 
+/** Login's, LoginMfa's, LoginPasskey's and Refresh's answer in its widest form (what a client reads): each field where documentedTokenReply puts it. */
+export const TokenReply = Type.Object({
+  ...TOKEN_REPLY,
+  refreshToken: Type.Optional(REFRESH_TOKEN),
+  refreshExpiresIn: Type.Optional(REFRESH_EXPIRES_IN),
+  deviceToken: Type.Optional(DEVICE_TOKEN)
+})
+
 /** Login's answer for an account with two factors on: no token but the challenge for LoginMfa. */
 export const MfaChallengeReply = Type.Object({
   mfaRequired: Type.Literal(true),

@@ -7,7 +7,7 @@ import { jsonResponse, recentAuthenticationResponses } from '../http/openapi.js'
 import type { RouteContext } from './context.js'
 import { Session, sessionView } from './sessions.js'
 
-const ExportReply = Type.Object({
+export const ExportReply = Type.Object({
   account: Type.Object({ id: Type.String(), email: Type.String() }, { additionalProperties: true, description: 'The account without its password hash, with your own fields.' }),
   sessions: Type.Array(Session),
   passkeys: Type.Array(Type.Unknown(), { description: 'The account\'s passkeys, as GET /Passkeys lists them.' }),

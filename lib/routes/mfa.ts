@@ -10,8 +10,18 @@ import type { MfaRouteContext } from './context.js'
 import { refuseCode } from './refusals.js'
 import { proveSessionPassword } from './session-password.js'
 
-const RecoveryCodesReply = Type.Object({
+export const RecoveryCodesReply = Type.Object({
   recoveryCodes: Type.Array(Type.String(), { description: 'Ten codes, each usable once instead of a TOTP code. Shown this once: keep them somewhere safe.' })
+})
+
+export const MfaStatusReply = Type.Object({
+  enabled: Type.Boolean(),
+  recoveryCodesLeft: Type.Integer({ description: 'Unused recovery codes (0 while off).' })
+})
+
+export const MfaSetupReply = Type.Object({
+  secret: Type.String({ description: 'Base32, 160 bits.' }),
+  otpauthUrl: Type.String({ description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…`' })
 })
 
 /** Confirm, Disable and RecoveryCodes: the state first, then the password, then the code; argon2 runs, so a full hashing queue sheds them. */
@@ -58,10 +68,7 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor }: MfaRou
       tags: ['Two factors'],
       security: [{ bearerAuth: [] }],
       response: {
-        200: jsonResponse('The account\'s two factors.', Type.Object({
-          enabled: Type.Boolean(),
-          recoveryCodesLeft: Type.Integer({ description: 'Unused recovery codes (0 while off).' })
-        })),
+        200: jsonResponse('The account\'s two factors.', MfaStatusReply),
         ...authenticateResponses()
       }
     }
@@ -70,10 +77,7 @@ export function registerMfaSetup (app: FastifyInstance, { secondFactor }: MfaRou
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Mfa/Setup', guarded('Start setting up two factors',
     'A new TOTP secret and its otpauth URI (show it as a QR code). Two factors are not on until Confirm. The body is ignored.', {
       ok: {
-        200: jsonResponse('The secret for the authenticator app.', Type.Object({
-          secret: Type.String({ description: 'Base32, 160 bits.' }),
-          otpauthUrl: Type.String({ description: '`otpauth://totp/<issuer>:<email>?secret=…&issuer=…`' })
-        }))
+        200: jsonResponse('The secret for the authenticator app.', MfaSetupReply)
       },
       errors: ['FST_PWAUTH_MFA_STATE']
     }), async (request) => {

@@ -24,6 +24,8 @@ export const Session = Type.Object({
   trustedDevice: Type.Boolean({ description: 'True when a device trusted for the second factor stood for the code at Login.' })
 })
 
+export const EndOthersReply = Type.Object({ ended: Type.Integer() })
+
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** A session as its owner sees it (GET /Sessions, and Export). */
@@ -98,7 +100,7 @@ export function registerSessionRoutes (app: FastifyInstance, { sessionService, r
       tags: ['Sessions'],
       security: [{ bearerAuth: [] }],
       response: {
-        200: jsonResponse('How many sessions ended.', Type.Object({ ended: Type.Integer() })),
+        200: jsonResponse('How many sessions ended.', EndOthersReply),
         ...recentAuthenticationResponses()
       }
     }

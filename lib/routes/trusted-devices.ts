@@ -7,7 +7,7 @@ import { authenticateResponses, jsonResponse, noContentResponse, problemResponse
 import type { TrustedDevices } from '../mfa/trusted-devices.js'
 import type { RouteContext } from './context.js'
 
-const TrustedDevice = Type.Object({
+export const TrustedDevice = Type.Object({
   id: Type.String(),
   label: Type.String({ description: 'The browser and system at the LoginMfa that trusted it, e.g. "Chrome on macOS".' }),
   trustedUntil: Type.String({ format: 'date-time', description: 'When the trust ends by itself.' }),

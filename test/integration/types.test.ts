@@ -6,7 +6,8 @@ import { ROOT, repoPath } from '../helpers/root.js'
 // `npm test` builds first (pretest), so dist/ is what a consumer would install.
 const PROJECTS = [
   ['a consumer compiles against the built package with skipLibCheck off', 'tsconfig.json'],
-  ['a host with its own authenticate and request.account compiles with the decorators renamed', 'tsconfig.renamed.json']
+  ['a host with its own authenticate and request.account compiles with the decorators renamed', 'tsconfig.renamed.json'],
+  ['a browser app (DOM, no Node types) compiles against fastify-password-auth/client with skipLibCheck off', 'tsconfig.client.json']
 ] as const
 
 for (const [name, config] of PROJECTS) {
