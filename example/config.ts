@@ -69,6 +69,29 @@ function sessionLifetimes (env: NodeJS.ProcessEnv): { sessionIdleTtl: number | u
   return { sessionIdleTtl, sessionMaxTtl }
 }
 
+/**
+ * DATABASE_URL: PostgreSQL (postgres://…), or a SQLite file (sqlite:<file>), which serves this one process: then
+ * every store is in the file, and REDIS_URL (state shared with other instances) cannot go with it.
+ */
+function databases (env: NodeJS.ProcessEnv): { databaseUrl: string | undefined, redisUrl: string | undefined } {
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', { query: true })
+  const raw = text(env, 'DATABASE_URL')
+  if (raw === undefined || !raw.startsWith('sqlite:')) {
+    return { databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/app (or sqlite:./data/auth.db)', { query: true }), redisUrl }
+  }
+  if (sqliteFile(raw) === '') throw new Error(`DATABASE_URL must name a file after sqlite:, such as sqlite:./data/auth.db, not "${raw}"`)
+  if (redisUrl !== undefined) {
+    throw new Error('DATABASE_URL=sqlite:… cannot go with REDIS_URL: SQLite serves one server process, and Redis is for state that several instances share ' +
+      '(use PostgreSQL with Redis, or SQLite alone)')
+  }
+  return { databaseUrl: raw, redisUrl }
+}
+
+/** The file of DATABASE_URL=sqlite:<file> (`sqlite://<file>` too), as given: relative to the working directory. */
+export function sqliteFile (databaseUrl: string): string {
+  return databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '')
+}
+
 function appName (env: NodeJS.ProcessEnv): string {
   const name = text(env, 'AUTH_APP_NAME') ?? 'fastify-password-auth example'
   if (name.trim() === '' || name.length > 100 || name.includes(':')) {
@@ -99,8 +122,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): ServerConfig 
     accountsFile: text(env, 'AUTH_ACCOUNTS_FILE'),
     tokenTtl: integer(env, 'AUTH_TOKEN_TTL', 1, 86_400),
     rateLimit: onOff(env, 'AUTH_RATE_LIMIT', 'on'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/app', { query: true }),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', { query: true }),
+    ...databases(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     requestLogging: onOff(env, 'REQUEST_LOGGING', 'off'),
     refresh: onOff(env, 'AUTH_REFRESH', 'on'),

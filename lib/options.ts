@@ -11,8 +11,12 @@ import { resolveRoutes, type ResolvedRoutes, type RoutesPluginOptions } from './
 import { resolveSessions, type RefreshOptions, type ResolvedSessions, type SessionPluginOptions } from './session/options.js'
 import { checkStore } from './stores/check-store.js'
 import { MemoryAttemptStore } from './stores/memory/attempts.js'
+import { MemoryMfaStore } from './stores/memory/mfa.js'
 import { MemoryOneTimeTokenStore } from './stores/memory/one-time-tokens.js'
+import { MemoryPasskeyStore } from './stores/memory/passkeys.js'
 import { MemorySessionStore } from './stores/memory/sessions.js'
+import { MemoryTrustedDeviceStore } from './stores/memory/trusted-devices.js'
+import { isProcessLocal } from './stores/process-local.js'
 import type { AccountStore } from './stores/types.js'
 import { resolveThrottle, type RateLimitOptions, type ResolvedThrottle, type ThrottleOptions, type ThrottlePluginOptions } from './throttle/options.js'
 import { resolveTokens, type JwtOptions, type ResolvedTokens, type TokensPluginOptions } from './tokens/options.js'
@@ -148,8 +152,28 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   for (const { option, given, on, meant } of NEEDS_FEATURE) {
     assert(!given(options) || on(options), `${option} is set, but nothing uses it while its feature is off: did you mean ${meant}?`)
   }
+  checkProcessLocalAlone(options)
   checkOneTimeTokensShared(resolved)
   return resolved
+}
+
+const MEMORY = [MemorySessionStore, MemoryAttemptStore, MemoryOneTimeTokenStore, MemoryMfaStore, MemoryPasskeyStore, MemoryTrustedDeviceStore]
+
+/**
+ * Stores for one process (SQLite) never stand beside the state stores instances share: a host that put sessions,
+ * counters, tokens, second factors, passkeys or trusted devices in a store outside this process (PostgreSQL, Redis,
+ * its own) runs, or means to run, several instances, and each would then keep its own copy of the rest. Accounts and
+ * activity may live anywhere (they are the host's data).
+ */
+function checkProcessLocalAlone (options: PasswordAuthOptions): void {
+  const stores = { sessions: options.sessions, attempts: options.attempts, oneTimeTokens: options.oneTimeTokens, mfaStore: options.mfaStore, passkeyStore: options.passkeyStore, 'mfa.trustedDevices': part(options.mfa, 'trustedDevices') }
+  const given = Object.entries(stores).filter(([, store]) => store !== undefined)
+  const local = given.filter(([, store]) => isProcessLocal(store)).map(([name]) => name)
+  const shared = given.filter(([, store]) => !isProcessLocal(store) && !MEMORY.some((kind) => store instanceof kind)).map(([name]) => name)
+  if (local.length === 0 || shared.length === 0) return
+  throw invalidOption(`${local.join(', ')} ${local.length === 1 ? 'is' : 'are'} in SQLite, which serves one process, but ${shared.join(', ')} ` +
+    `${shared.length === 1 ? 'is' : 'are'} in a store instances share: every instance would keep its own ${local.join(', ')}. ` +
+    'Put all of them in SQLite (one server process), or all in shared stores (PostgreSQL, Redis) for several instances')
 }
 
 /**
@@ -158,9 +182,10 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
  */
 function checkOneTimeTokensShared ({ sessions, throttle, tokens, routes, mfa, passkeys, account }: ResolvedOptions): void {
   if (!(tokens.oneTimeTokenStore instanceof MemoryOneTimeTokenStore)) return
+  const inProcess = (store: unknown): boolean => store instanceof MemorySessionStore || store instanceof MemoryAttemptStore || isProcessLocal(store)
   const shared = [
-    ...sessions.store instanceof MemorySessionStore ? [] : ['sessions'],
-    ...throttle.attempts instanceof MemoryAttemptStore ? [] : ['attempts']
+    ...inProcess(sessions.store) ? [] : ['sessions'],
+    ...inProcess(throttle.attempts) ? [] : ['attempts']
   ]
   const issuing = [
     ...routes.passwordReset === undefined ? [] : ['passwordReset'],

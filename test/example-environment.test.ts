@@ -43,7 +43,7 @@ const BAD: Record<string, Array<Record<string, string>>> = {
   SMTP_URL: [{ SMTP_URL: 'mail.example.com:587' }, { SMTP_URL: 'http://mail.example.com' }],
   MAIL_FROM: [{ MAIL_FROM: 'no-reply' }, { MAIL_FROM: 'Example <no-reply>' }],
   APP_URL: [{ APP_URL: 'example.com' }, { APP_URL: 'localhost:3000' }, { APP_URL: 'ftp://example.com' }, { APP_URL: 'https://example.com/#x' }],
-  DATABASE_URL: [{ DATABASE_URL: '127.0.0.1:5432/app' }, { DATABASE_URL: 'mongodb://127.0.0.1/app' }],
+  DATABASE_URL: [{ DATABASE_URL: '127.0.0.1:5432/app' }, { DATABASE_URL: 'mongodb://127.0.0.1/app' }, { DATABASE_URL: 'sqlite:' }, { DATABASE_URL: 'sqlite:a.db', REDIS_URL: 'redis://r' }],
   REDIS_URL: [{ REDIS_URL: '127.0.0.1:6379' }, { REDIS_URL: 'http://127.0.0.1:6379' }],
   LOG_LEVEL: [{ LOG_LEVEL: 'loud' }, { LOG_LEVEL: 'INFO' }],
   REQUEST_LOGGING: [{ REQUEST_LOGGING: 'yes' }],
@@ -80,6 +80,7 @@ t.test('good values pass: defaults, service URLs with a query, a path under APP_
   t.same(readConfig({ PORT: '4000' }).passkeyOrigins, ['http://localhost:4000'], 'the origin follows PORT')
   t.equal(readConfig({ APP_URL: 'https://example.com/portal/' }).appUrl, 'https://example.com/portal')
   t.equal(readConfig({ DATABASE_URL: 'postgres://u@db/app?sslmode=require' }).databaseUrl, 'postgres://u@db/app?sslmode=require')
+  t.equal(readConfig({ DATABASE_URL: 'sqlite:./data/auth.db' }).databaseUrl, 'sqlite:./data/auth.db')
   t.equal(readConfig({ REDIS_URL: 'rediss://cache:6380/1' }).redisUrl, 'rediss://cache:6380/1')
   t.equal(readConfig({ MAIL_FROM: 'Example <no-reply@example.com>' }).mailFrom, 'Example <no-reply@example.com>')
   t.same(readConfig({ AUTH_PASSKEY_RP_ID: 'example.com', AUTH_PASSKEY_ORIGINS: 'https://example.com, https://app.example.com' }).passkeyOrigins,

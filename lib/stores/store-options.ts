@@ -1,14 +1,15 @@
 import { isObject, nearest } from '../common/option-rules.js'
 
 /** A store's options: each name it takes, and what a value must be. */
-export type StoreOptionRules = Record<string, 'pool' | 'client' | 'name' | 'prefix' | 'milliseconds' | 'count' | 'function' | 'boolean' | 'any'>
+export type StoreOptionRules = Record<string, 'pool' | 'client' | 'database' | 'name' | 'prefix' | 'milliseconds' | 'count' | 'function' | 'boolean' | 'any'>
 
 /** Names taken from another backend's stores, pointed at this one's: `client` on a PostgreSQL store means `pool`. */
-const OTHER_BACKEND: Record<string, string> = { client: 'pool', redis: 'client', pool: 'client', table: 'prefix', prefix: 'table' }
+const OTHER_BACKEND: Record<string, string> = { client: 'pool', redis: 'client', pool: 'client', table: 'prefix', prefix: 'table', db: 'database' }
 
 const DESCRIBE = {
   pool: 'a pg Pool or Client (an object with a query() method)',
   client: 'an ioredis client (new Redis(…) or new Cluster(…)) or a node-redis one (createClient() or createCluster())',
+  database: 'a better-sqlite3 Database (new Database(file))',
   name: 'a table name (optionally schema.table)',
   prefix: 'a string',
   milliseconds: 'a whole number of milliseconds from 1',
@@ -25,6 +26,8 @@ function fits (rule: StoreOptionRules[string], value: unknown): boolean {
       const client = value as Record<string, unknown> | null | undefined
       return typeof client?.defineCommand === 'function' || (typeof client?.sendCommand === 'function' && 'isOpen' in client)
     }
+    case 'database': return typeof (value as { prepare?: unknown } | undefined)?.prepare === 'function' &&
+      typeof (value as { transaction?: unknown }).transaction === 'function'
     case 'name': return typeof value === 'string' && value !== ''
     case 'prefix': return typeof value === 'string'
     case 'milliseconds':
@@ -42,7 +45,7 @@ function fits (rule: StoreOptionRules[string], value: unknown): boolean {
  */
 export function checkStoreOptions (store: string, options: unknown, rules: StoreOptionRules): void {
   const names = Object.keys(rules)
-  const connection = names.find((name) => rules[name] === 'pool' || rules[name] === 'client')
+  const connection = names.find((name) => rules[name] === 'pool' || rules[name] === 'client' || rules[name] === 'database')
   if (options === undefined) options = {}
   if (connection !== undefined && fits(rules[connection]!, options)) {
     throw new TypeError(`${store}: pass the ${connection} inside the options, new ${store}({ ${connection} }), not as the options`)

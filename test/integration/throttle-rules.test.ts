@@ -2,8 +2,10 @@ import t, { type Test } from 'tap'
 import { MemoryAttemptStore, type AttemptOutcome, type AttemptStore, type ThrottlePolicy } from '../../lib/index.js'
 import { createPostgresSchema, PostgresAttemptStore } from '../../lib/stores/postgres/index.js'
 import { RedisAttemptStore } from '../../lib/stores/redis/index.js'
+import { SqliteAttemptStore } from '../../lib/stores/sqlite/index.js'
 import { admit, afterOutcome, NO_COUNTS } from '../../lib/stores/attempt-rules.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../helpers/services.js'
+import { sqliteDatabase, sqliteFile, sqliteUnavailable } from '../helpers/sqlite.js'
 
 const POLICY: ThrottlePolicy = { freeFailures: 2, blockMs: 300, maxBlockMs: 700, leaseMs: 250, forgetAfterMs: 600 }
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
@@ -86,4 +88,9 @@ t.test('the memory store and the Redis scripts answer one sequence alike', { ski
   t.teardown(async () => { await deleteKeys(client, prefix) })
   const answers = await compare(t, new RedisAttemptStore({ client, prefix }), 'Redis')
   t.same(answers.join(','), EXPECTED.join(','))
+})
+
+t.test('the memory store and the SQLite store (the same rules, run in a BEGIN IMMEDIATE transaction) answer one sequence alike', { skip: sqliteUnavailable }, async (t) => {
+  const database = sqliteDatabase(t, sqliteFile(t))
+  t.same((await compare(t, new SqliteAttemptStore({ database }), 'SQLite')).join(','), EXPECTED.join(','))
 })
