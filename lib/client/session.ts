@@ -28,19 +28,23 @@ export interface Keeper {
 
 const SESSION = 'session'
 const DEVICE = 'device'
+const LEASE = 'refresh-lease'
+/** Longer than a Refresh may take (the client's default timeout is 15 s). */
+const LEASE_MS = 30_000
 
 /**
  * One refresh for every tab: a tab that needs a token takes the origin's Web Lock, then reads the shared session.
  * If another tab refreshed meanwhile it adopts that token; otherwise it sends the one Refresh, writes the answer
  * where every tab reads it, and posts it on a BroadcastChannel for the tabs that wait for nothing. Without Web
- * Locks each tab refreshes for itself, which the server's grace answer makes safe (every tab ends up with one
- * working token); without BroadcastChannel a tab learns of a new or ended session at its next call.
+ * Locks a lease in IndexedDB takes the lock's place (inLease); without BroadcastChannel a tab learns of a new or
+ * ended session at its next call.
  */
 export function createKeeper ({ wire, store, mode, name }: { wire: Wire, store: SharedStore, mode: Mode, name: string }): Keeper {
   let held: { accessToken: string, expiresAt: number, lifetime: number } | undefined
   /** Whether this tab was signed in, as far as it knows (undefined: not known yet), so each change is told once. */
   let signedIn: boolean | undefined
   let pending: Promise<string | undefined> | undefined
+  const owner = `${Date.now().toString(36)}.${Math.random().toString(36).slice(2)}`
   const ended = new Set<(reason: EndReason) => void>()
   const started = new Set<() => void>()
   const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : undefined
@@ -100,11 +104,25 @@ export function createKeeper ({ wire, store, mode, name }: { wire: Wire, store: 
     return undefined
   }
 
+  /**
+   * Without Web Locks, tabs take turns through a lease in IndexedDB: each waits for the tab that refreshes, then finds
+   * its token. Left to the grace answer alone, a tab whose Refresh arrives after two rotations would end the session
+   * (reuse detection). A tab closed while holding the lease holds the others up to LEASE_MS.
+   */
+  async function inLease<T> (run: () => Promise<T>): Promise<T> {
+    while (!await store.claim(LEASE, owner, LEASE_MS)) await new Promise((resolve) => setTimeout(resolve, 40 + Math.random() * 40))
+    try {
+      return await run()
+    } finally {
+      await store.release(LEASE, owner)
+    }
+  }
+
   async function renew (stale: string | undefined, force = false): Promise<string | undefined> {
     const locks = typeof navigator === 'undefined' ? undefined : navigator.locks
     const run = async (): Promise<string | undefined> => await renewInLock(stale, force)
-    // One renewal at a time in this tab; the lock makes it one among the tabs.
-    pending ??= (async () => locks === undefined ? await run() : await locks.request(name, run))().finally(() => { pending = undefined })
+    // One renewal at a time in this tab; the lock (or the lease standing in for it) makes it one among the tabs.
+    pending ??= (async () => locks === undefined ? await inLease(run) : await locks.request(name, run))().finally(() => { pending = undefined })
     return await pending
   }
 

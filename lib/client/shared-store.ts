@@ -7,7 +7,16 @@ export interface SharedStore {
   get: <T>(key: string) => Promise<T | undefined>
   /** `undefined` deletes. */
   set: (key: string, value: unknown) => Promise<void>
+  /**
+   * Takes the lease `key` for `ms` unless another owner holds a live one, in one readwrite transaction (IndexedDB
+   * runs those one at a time across the origin's tabs): Web Locks' stand-in. Without IndexedDB this tab is alone: true.
+   */
+  claim: (key: string, owner: string, ms: number) => Promise<boolean>
+  /** Lets the lease go, if `owner` still holds it. */
+  release: (key: string, owner: string) => Promise<void>
 }
+
+interface Lease { owner: string, until: number }
 
 export function openSharedStore (name: string): SharedStore {
   const memory = new Map<string, unknown>()
@@ -36,7 +45,41 @@ export function openSharedStore (name: string): SharedStore {
     })
   }
 
+  /** Reads `key` and writes what `next` makes of it (undefined: nothing), in one readwrite transaction; resolves with `next`'s verdict. */
+  async function update (key: string, next: (lease: Lease | undefined) => { write?: Lease | null, verdict: boolean }): Promise<boolean> {
+    const db = await open()
+    if (db === undefined) return true
+    return await new Promise((resolve, reject) => {
+      const transaction = db.transaction('kv', 'readwrite')
+      const store = transaction.objectStore('kv')
+      let verdict = false
+      const read = store.get(key)
+      read.onsuccess = () => {
+        const decided = next(read.result as Lease | undefined)
+        verdict = decided.verdict
+        if (decided.write === null) store.delete(key)
+        else if (decided.write !== undefined) store.put(decided.write, key)
+      }
+      transaction.oncomplete = () => { resolve(verdict) }
+      transaction.onerror = transaction.onabort = () => { reject(transaction.error ?? new Error('IndexedDB transaction failed')) }
+    })
+  }
+
   return {
+    async claim (key, owner, ms) {
+      try {
+        return await update(key, (lease) => lease === undefined || lease.owner === owner || lease.until <= Date.now()
+          ? { write: { owner, until: Date.now() + ms }, verdict: true }
+          : { verdict: false })
+      } catch {
+        return true
+      }
+    },
+    async release (key, owner) {
+      try {
+        await update(key, (lease) => ({ write: lease?.owner === owner ? null : undefined, verdict: true }))
+      } catch {}
+    },
     async get<T> (key: string) {
       try {
         return await run<T>('readonly', (store) => store.get(key))
