@@ -45,14 +45,15 @@ export { dropKeys as deleteKeys } from '../../example/bench/redis.js'
  * it, so unqualified table names (the stores' defaults) land there. `url` carries the same search_path
  * for child processes.
  */
-export async function postgresSchema (t: Teardown, label: string, { max = 10 } = {}): Promise<{ pool: pg.Pool, schema: string, url: string }> {
+export async function postgresSchema (t: Teardown, label: string, { max = 10, through }: { max?: number, through?: string } = {}): Promise<{ pool: pg.Pool, schema: string, url: string }> {
   const schema = `test_${label}_${process.pid}_${Date.now().toString(36)}`
   const admin = new pg.Client({ connectionString: DATABASE_URL })
   await admin.connect()
   await admin.query(`CREATE SCHEMA "${schema}"`)
   await admin.end()
   const url = `${DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`
-  const pool = new pg.Pool({ connectionString: url, max })
+  // `through`: a pooler's address, which passes no startup options: callers name the schema in their table names.
+  const pool = new pg.Pool({ connectionString: through ?? url, max })
   t.teardown(async () => {
     await pool.end()
     const cleanup = new pg.Client({ connectionString: DATABASE_URL })

@@ -1,4 +1,4 @@
-import pg from 'pg'
+import type pg from 'pg'
 import t from 'tap'
 import {
   accountsTableSql, attemptsTableSql, mfaTableSql, oneTimeTokensTableSql, passkeysTableSql, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore,
@@ -9,7 +9,7 @@ import {
   trustedDeviceStoreContract
 } from '../../lib/testing/index.js'
 import { pgbouncerUnavailable, startPgBouncer } from '../helpers/pgbouncer.js'
-import { DATABASE_URL, postgresUnavailable } from '../helpers/services.js'
+import { postgresSchema, postgresUnavailable } from '../helpers/services.js'
 import type { Teardown } from '../helpers/teardown.js'
 
 // Every PostgreSQL store behind PgBouncer 1.18 in transaction mode (Debian's), the way hosted PostgreSQL is
@@ -18,20 +18,7 @@ const skip = postgresUnavailable || pgbouncerUnavailable
 
 /** A schema of the test's own (made and dropped directly on PostgreSQL) and a pool through PgBouncer. */
 async function pooledSchema (t: Teardown, url: string, label: string): Promise<{ pool: pg.Pool, schema: string }> {
-  const schema = `test_pooler_${label}_${process.pid}_${Date.now().toString(36)}`
-  const admin = new pg.Client({ connectionString: DATABASE_URL })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA "${schema}"`)
-  await admin.end()
-  const pool = new pg.Pool({ connectionString: url, max: 10 })
-  t.teardown(async () => {
-    await pool.end()
-    const cleanup = new pg.Client({ connectionString: DATABASE_URL })
-    await cleanup.connect()
-    await cleanup.query(`DROP SCHEMA "${schema}" CASCADE`)
-    await cleanup.end()
-  })
-  return { pool, schema }
+  return await postgresSchema(t, `pooler_${label}`, { through: url })
 }
 
 t.test('PgBouncer in transaction mode', { skip }, async (t) => {
