@@ -16,7 +16,7 @@ export type MysqlAccountStoreOptions = MysqlAccountMapping & FieldsOption & {
   /** Your `mysql2/promise` Pool; the store never connects or ends it. */
   pool: MysqlPool
   /**
-   * Registration (create()): values for columns of yours the plugin does not know, keyed by column name,
+   * Registration (create(), and add()): values for columns of yours the plugin does not know, keyed by column name,
    * e.g. a Laravel table's `name` or a Rails table's `created_at` and `updated_at`. Columns it leaves out take their
    * defaults; a column that `fields` maps a registration field to keeps that field's value.
    */
@@ -112,8 +112,8 @@ export class MysqlAccountStore implements AccountStore {
   }
 
   /**
-   * Creates an account (the e-mail is stored trimmed and lower-cased); other columns of yours take their
-   * defaults. If the e-mail or id is taken it throws, or with `{ ifAbsent: true }` resolves null, which
+   * Creates an account (the e-mail is stored trimmed and lower-cased); other columns of yours take `createColumns`'
+   * values (called with no fields) or their defaults. If the e-mail or id is taken it throws, or with `{ ifAbsent: true }` resolves null, which
    * makes loading a seed file idempotent.
    */
   async add (account: NewMysqlAccount, { ifAbsent = false } = {}): Promise<StoredAccount | null> {
@@ -127,6 +127,7 @@ export class MysqlAccountStore implements AccountStore {
     const email = normalizeEmail(account.email)
     const columns: Array<[string, unknown]> = [[this.#mapping.email, email], [this.#mapping.passwordHash, account.passwordHash]]
     if (activeColumn !== undefined) columns.push([activeColumn, (account.active ?? true) ? 1 : 0])
+    this.#addCreateColumns(columns, { email, passwordHash: account.passwordHash, fields: {} })
     const created = await this.#insert(columns, account.id)
     if (created !== null || ifAbsent) return created
     throw new Error(`An account with e-mail ${email} or id ${account.id ?? '(new)'} already exists`)
@@ -145,11 +146,15 @@ export class MysqlAccountStore implements AccountStore {
     for (const [column, field] of m.fields) {
       if (Object.hasOwn(account.fields, field)) columns.push([column, account.fields[field]])
     }
+    this.#addCreateColumns(columns, account)
+    return await this.#insert(columns, undefined)
+  }
+
+  #addCreateColumns (columns: Array<[string, unknown]>, account: NewAccountRecord): void {
     for (const [name, value] of Object.entries(this.#createColumns?.(account) ?? {})) {
       // A column a registration field already fills keeps the field's value.
       if (!columns.some(([column]) => column === quoteIdentifier(name))) columns.push([quoteIdentifier(name), value])
     }
-    return await this.#insert(columns, undefined)
   }
 
   /** An INSERT, then the row read back by its id (MySQL has no RETURNING); null if the e-mail or id is taken. */
