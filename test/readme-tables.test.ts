@@ -3,6 +3,7 @@ import * as main from '../lib/index.js'
 import { OPTION_KEYS } from '../lib/options.js'
 import * as postgres from '../lib/stores/postgres/index.js'
 import * as redis from '../lib/stores/redis/index.js'
+import * as schema from '../lib/stores/schema/index.js'
 import * as mysql from '../lib/stores/mysql/index.js'
 import * as sqlite from '../lib/stores/sqlite/index.js'
 import * as testing from '../lib/testing/index.js'
@@ -55,7 +56,7 @@ t.test('the Exports table names every export of the package and its subpaths, an
   const tableSql = [...listed].some((name) => name === '…TableSql')
   const tableSqlite = [...listed].some((name) => name === '…TableSqlite')
   const tableMysql = [...listed].some((name) => name === '…TableMysql')
-  const modules = { 'fastify-password-auth': main, '/postgres': postgres, '/redis': redis, '/sqlite': sqlite, '/mysql': mysql, '/testing': testing }
+  const modules = { 'fastify-password-auth': main, '/postgres': postgres, '/redis': redis, '/sqlite': sqlite, '/mysql': mysql, '/schema': schema, '/testing': testing }
   for (const [where, module] of Object.entries(modules)) {
     for (const name of Object.keys(module)) {
       t.ok(listed.has(name) || (tableSql && name.endsWith('TableSql')) || (tableSqlite && name.endsWith('TableSqlite')) || (tableMysql && name.endsWith('TableMysql')), `${where}: ${name} is in the table`)
