@@ -7,10 +7,12 @@
  *   index.ts     the public API: the fp wrapper, the exports, the type augmentation
  *   plugin.ts    wires the rooms' parts together at registration
  *   options.ts   the plugin's options: the shared ones, then each room's door
- *   routes/      one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions, ForgotPassword,
- *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS, ChangeEmail, VerifyEmailChange,
- *                RevertEmailChange, DeleteAccount, Account/Export, Passkeys/*, LoginPasskey, Sessions/Devices), their shared context, the Fastify contexts they are
- *                registered in (index.ts), and the answers of refused checks (refusals.ts: refuseResetRequired too)
+ *   routes/      the handlers, one folder per journey: sign-in/ (Login, LoginMfa), sign-up/ (Register,
+ *                VerifyEmail), recovery/ (ForgotPassword, ResetPassword), account/ (ChangeEmail, VerifyEmailChange,
+ *                RevertEmailChange, DeleteAccount, Account/Export), security/ (ChangePassword, Reauthenticate, Mfa/*,
+ *                Passkeys/*, Sessions/Devices), sessions/ (Logout, Refresh, Sessions); beside them their shared
+ *                context, the Fastify contexts they are registered in (index.ts), JWKS, and the answers of refused
+ *                checks (refusals.ts: refuseResetRequired too)
  *   guard/ password/ mfa/ messages/ passkeys/ account/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
@@ -39,7 +41,7 @@
  * checks them and fills in the defaults (options.ts visits each once); create…() builds the room's parts
  * (plugin.ts calls each once).
  *
- * A Login request: http/ (body parser, validation) → routes/login.ts → throttle/ and password/
+ * A Login request: http/ (body parser, validation) → routes/sign-in/login.ts → throttle/ and password/
  * (credential check) → session/ (start) → tokens/ (access token) → http/ (answer or problem+json).
  * A guarded host request: guard/authenticate.ts → guard/token-check.ts (tokens/, stores/) → your handler.
  */

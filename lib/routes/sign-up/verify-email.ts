@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestError } from '../common/errors.js'
-import type { VerificationFailureReason } from '../common/events.js'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { VerifyEmailBody } from '../http/schemas.js'
-import type { RouteContext } from './context.js'
+import { requestError } from '../../common/errors.js'
+import type { VerificationFailureReason } from '../../common/events.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
+import { VerifyEmailBody } from '../../http/schemas.js'
+import type { RouteContext } from '../context.js'
 
 const PURPOSE = 'verify_email'
 

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { requestError } from '../common/errors.js'
-import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
-import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
-import { describeDevice } from '../http/user-agent.js'
-import type { SessionInfo } from '../stores/types.js'
-import type { RouteContext } from './context.js'
+import { requestError } from '../../common/errors.js'
+import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../../guard/authenticate.js'
+import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../../http/openapi.js'
+import { describeDevice } from '../../http/user-agent.js'
+import type { SessionInfo } from '../../stores/types.js'
+import type { RouteContext } from '../context.js'
 
 export const Session = Type.Object({
   id: Type.String(),

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { normalizeEmail } from '../stores/email.js'
-import { requestError } from '../common/errors.js'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { ChangePasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
-import { validateAs } from '../http/validation.js'
-import type { RouteContext } from './context.js'
-import { refuseCode, refusePassword, refuseResetRequired } from './refusals.js'
+import { normalizeEmail } from '../../stores/email.js'
+import { requestError } from '../../common/errors.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
+import { ChangePasswordBody, withDocumentedNewPassword } from '../../http/schemas.js'
+import { validateAs } from '../../http/validation.js'
+import type { RouteContext } from '../context.js'
+import { refuseCode, refusePassword, refuseResetRequired } from '../refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
   const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, trustedDevices } = context

@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { requestError } from '../common/errors.js'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { ResetPasswordBody, withDocumentedNewPassword } from '../http/schemas.js'
-import { validateAs } from '../http/validation.js'
-import type { OneTimeToken, StoredAccount } from '../stores/types.js'
-import type { RouteContext } from './context.js'
-import type { PasswordResetRoutes } from './options.js'
-import { refuseCode } from './refusals.js'
+import { requestError } from '../../common/errors.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
+import { ResetPasswordBody, withDocumentedNewPassword } from '../../http/schemas.js'
+import { validateAs } from '../../http/validation.js'
+import type { OneTimeToken, StoredAccount } from '../../stores/types.js'
+import type { RouteContext } from '../context.js'
+import type { PasswordResetRoutes } from '../options.js'
+import { refuseCode } from '../refusals.js'
 
 /**
  * POST /ResetPassword: every check that can fail comes before the token is used up (a refused password

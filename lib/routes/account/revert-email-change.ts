@@ -1,14 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { EmailChangeRoutes } from '../account/options.js'
-import { requestError } from '../common/errors.js'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { RevertEmailChangeBody, withDocumentedNewPassword } from '../http/schemas.js'
-import { validateAs } from '../http/validation.js'
-import { removeSecondFactor } from '../mfa/remove-second-factor.js'
-import type { StoredAccount } from '../stores/types.js'
+import type { EmailChangeRoutes } from '../../account/options.js'
+import { requestError } from '../../common/errors.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
+import { RevertEmailChangeBody, withDocumentedNewPassword } from '../../http/schemas.js'
+import { validateAs } from '../../http/validation.js'
+import { removeSecondFactor } from '../../mfa/remove-second-factor.js'
+import type { StoredAccount } from '../../stores/types.js'
 import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from './change-email.js'
-import type { RouteContext } from './context.js'
+import type { RouteContext } from '../context.js'
 
 /** A password change racing the revert is retried on the fresh hash this often. */
 const CAS_TRIES = 3

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import { requestError } from '../common/errors.js'
-import { sessionOf } from '../guard/authenticate.js'
-import type { RouteContext } from './context.js'
+import { requestError } from '../../common/errors.js'
+import { sessionOf } from '../../guard/authenticate.js'
+import type { RouteContext } from '../context.js'
 
 /**
  * For the routes that change who the account is (ChangeEmail, DeleteAccount): with two factors on, the session

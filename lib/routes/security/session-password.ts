@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { PasswordAuthAccount } from '../stores/types.js'
-import type { KnownDevice } from '../throttle/known-devices.js'
-import type { RouteContext } from './context.js'
-import { refusePassword, refuseResetRequired, type RefusedPassword } from './refusals.js'
+import type { PasswordAuthAccount } from '../../stores/types.js'
+import type { KnownDevice } from '../../throttle/known-devices.js'
+import type { RouteContext } from '../context.js'
+import { refusePassword, refuseResetRequired, type RefusedPassword } from '../refusals.js'
 
 const OTHER_ACCOUNT: RefusedPassword = { outcome: 'rejected', reason: 'unknown_account', account: null }
 

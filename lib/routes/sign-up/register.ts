@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { requestError } from '../common/errors.js'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { registerBody } from '../http/schemas.js'
-import { normalizeEmail } from '../stores/email.js'
-import type { RouteContext } from './context.js'
-import type { RegistrationRoutes } from './options.js'
+import { requestError } from '../../common/errors.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
+import { registerBody } from '../../http/schemas.js'
+import { normalizeEmail } from '../../stores/email.js'
+import type { RouteContext } from '../context.js'
+import type { RegistrationRoutes } from '../options.js'
 
 /**
  * POST /Register: the checks that depend on the body alone first; then one 202 for a new, pending, taken

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { BODY_ERRORS, noContentResponse, problemResponses } from '../http/openapi.js'
-import { ForgotPasswordBody } from '../http/schemas.js'
-import { normalizeEmail } from '../stores/email.js'
-import type { RouteContext } from './context.js'
-import type { PasswordResetRoutes } from './options.js'
+import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
+import { ForgotPasswordBody } from '../../http/schemas.js'
+import { normalizeEmail } from '../../stores/email.js'
+import type { RouteContext } from '../context.js'
+import type { PasswordResetRoutes } from '../options.js'
 
 /**
  * POST /ForgotPassword: one 202 for every address. Before the answer only the account lookup runs, the

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { requestError } from '../common/errors.js'
-import { accountOf, authenticate, requireRecentAuthentication } from '../guard/authenticate.js'
-import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../http/openapi.js'
-import type { TrustedDevices } from '../mfa/trusted-devices.js'
-import type { RouteContext } from './context.js'
+import { requestError } from '../../common/errors.js'
+import { accountOf, authenticate, requireRecentAuthentication } from '../../guard/authenticate.js'
+import { authenticateResponses, jsonResponse, noContentResponse, problemResponses, recentAuthenticationResponses } from '../../http/openapi.js'
+import type { TrustedDevices } from '../../mfa/trusted-devices.js'
+import type { RouteContext } from '../context.js'
 
 export const TrustedDevice = Type.Object({
   id: Type.String(),

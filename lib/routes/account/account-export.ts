@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import type { ExportRoutes } from '../account/options.js'
-import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
-import { jsonResponse, recentAuthenticationResponses } from '../http/openapi.js'
-import type { RouteContext } from './context.js'
-import { Session, sessionView } from './sessions.js'
+import type { ExportRoutes } from '../../account/options.js'
+import { accountOf, authenticate, requireRecentAuthentication, sessionOf } from '../../guard/authenticate.js'
+import { jsonResponse, recentAuthenticationResponses } from '../../http/openapi.js'
+import type { RouteContext } from '../context.js'
+import { Session, sessionView } from '../sessions/sessions.js'
 
 export const ExportReply = Type.Object({
   account: Type.Object({ id: Type.String(), email: Type.String() }, { additionalProperties: true, description: 'The account without its password hash, with your own fields.' }),

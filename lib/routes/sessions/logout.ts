@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { bearerToken } from '../guard/token-check.js'
-import { accountAccepts } from '../session/account-rule.js'
-import { requestError } from '../common/errors.js'
-import { noContentResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
-import type { RouteContext } from './context.js'
+import { bearerToken } from '../../guard/token-check.js'
+import { accountAccepts } from '../../session/account-rule.js'
+import { requestError } from '../../common/errors.js'
+import { noContentResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
+import type { RouteContext } from '../context.js'
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
   const { accounts, accessTokens, sessionService, emit, refreshCookie } = context

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { tokenBody } from '../session/token-body.js'
-import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
-import { documentedTokenReply, RefreshBody, RefreshCookieBody } from '../http/schemas.js'
-import type { RouteContext } from './context.js'
+import { tokenBody } from '../../session/token-body.js'
+import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
+import { documentedTokenReply, RefreshBody, RefreshCookieBody } from '../../http/schemas.js'
+import type { RouteContext } from '../context.js'
 
 export function registerRefresh (app: FastifyInstance, { sessionService, refreshCookie }: RouteContext): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/Refresh', {

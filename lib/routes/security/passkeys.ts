@@ -1,16 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { requestError } from '../common/errors.js'
-import { accountOf, authenticate, guardStateOf, requireRecentAuthentication, sessionOf } from '../guard/authenticate.js'
-import { BODY_ERRORS, guardedProblemResponses, jsonResponse, noContentResponse, problemResponses, setCookieHeader } from '../http/openapi.js'
+import { requestError } from '../../common/errors.js'
+import { accountOf, authenticate, guardStateOf, requireRecentAuthentication, sessionOf } from '../../guard/authenticate.js'
+import { BODY_ERRORS, guardedProblemResponses, jsonResponse, noContentResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
 import {
   CreationOptionsReply, LoginMfaOptionsBody, LoginPasskeyBody, PasskeyReply, RegisterPasskeyBody, RequestOptionsReply
-} from '../http/passkey-schemas.js'
-import { documentedTokenReply } from '../http/schemas.js'
-import { accountAccepts } from '../session/account-rule.js'
-import { tokenBody } from '../session/token-body.js'
-import type { PasskeyRouteContext } from './context.js'
+} from '../../http/passkey-schemas.js'
+import { documentedTokenReply } from '../../http/schemas.js'
+import { accountAccepts } from '../../session/account-rule.js'
+import { tokenBody } from '../../session/token-body.js'
+import type { PasskeyRouteContext } from '../context.js'
 import { proveSessionPassword } from './session-password.js'
 
 const TAGS = ['Passkeys']
