@@ -26,15 +26,15 @@
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
  *                rule; the host's session API; cookie mode's cookies
- *   tokens/ http/ testing/
+ *   tokens/ http/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
  *                verification links, login challenges)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
  *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
- *     testing/   the store contract suites (`fastify-password-auth/testing`)
- *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, the store-call deadline, and the
- *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua)
+ *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, sqlite/, the store-call deadline, the
+ *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua), and
+ *                testing/, the contract suites every store passes (`fastify-password-auth/testing`)
  *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules
  *
  * Each room with options has a door, <room>/options.ts: the options it reads, with their docs; resolve…()

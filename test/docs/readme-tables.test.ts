@@ -4,7 +4,7 @@ import { OPTION_KEYS } from '../../lib/options.js'
 import * as postgres from '../../lib/stores/postgres/index.js'
 import * as redis from '../../lib/stores/redis/index.js'
 import * as sqlite from '../../lib/stores/sqlite/index.js'
-import * as testing from '../../lib/testing/index.js'
+import * as testing from '../../lib/stores/testing/index.js'
 import { buildTestApp } from '../helpers/app.js'
 import { repoFile } from '../helpers/docs.js'
 

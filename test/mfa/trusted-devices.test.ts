@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { MemoryTrustedDeviceStore, type TrustedDeviceStore } from '../../lib/index.js'
-import { trustedDeviceStoreContract } from '../../lib/testing/index.js'
+import { trustedDeviceStoreContract } from '../../lib/stores/testing/index.js'
 import { changeBody, decodeJwt, EMAIL, NEW_PASSWORD, PASSWORD, PLUGIN_TIMEOUT_MS, testClock, type TestClock } from '../helpers/app.js'
 import { currentStep, mfaApp, totpCode } from '../helpers/mfa.js'
 import { expectProblem } from '../helpers/problem.js'

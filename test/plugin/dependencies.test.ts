@@ -30,7 +30,7 @@ const allowed = (extra: string[]) => (name: string) =>
 
 for (const [entry, extra] of [
   ['dist/lib/index.js', ['fastify']],
-  ['dist/lib/testing/index.js', []],
+  ['dist/lib/stores/testing/index.js', []],
   ['dist/lib/stores/redis/index.js', ['ioredis']],
   ['dist/lib/stores/postgres/index.js', ['pg']]
 ] as const) {

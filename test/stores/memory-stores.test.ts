@@ -3,7 +3,7 @@ import { MemoryAccountStore, MemoryAttemptStore, MemoryMfaStore, MemoryOneTimeTo
 import {
   accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract,
   sessionStoreContract
-} from '../../lib/testing/index.js'
+} from '../../lib/stores/testing/index.js'
 import { ADA_FIELDS } from '../helpers/account-fields.js'
 import { testClock } from '../helpers/app.js'
 

@@ -7,7 +7,7 @@ import {
 import {
   attemptStoreContract, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract,
   trustedDeviceStoreContract
-} from '../../../lib/testing/index.js'
+} from '../../../lib/stores/testing/index.js'
 import { PrivateRedis } from '../../helpers/private-redis.js'
 import { deleteKeys, REDIS_URL, redisClient, redisUnavailable } from '../../helpers/services.js'
 import type { Teardown } from '../../helpers/teardown.js'

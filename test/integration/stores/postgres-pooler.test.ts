@@ -7,7 +7,7 @@ import {
 import {
   accountStoreContract, attemptStoreContract, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract,
   trustedDeviceStoreContract
-} from '../../../lib/testing/index.js'
+} from '../../../lib/stores/testing/index.js'
 import { pgbouncerUnavailable, startPgBouncer } from '../../helpers/pgbouncer.js'
 import { postgresSchema, postgresUnavailable } from '../../helpers/services.js'
 import type { Teardown } from '../../helpers/teardown.js'

@@ -2,7 +2,7 @@ import t from 'tap'
 import {
   accountsTableSql, createPostgresSchema, mfaTableSql, PostgresAccountStore, PostgresAttemptStore, PostgresMfaStore, PostgresOneTimeTokenStore, PostgresSessionStore, sessionsTableSql
 } from '../../../lib/stores/postgres/index.js'
-import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract } from '../../../lib/testing/index.js'
+import { accountStoreContract, attemptStoreContract, CONTRACT_SESSION_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract } from '../../../lib/stores/testing/index.js'
 import { postgresSchema, postgresUnavailable } from '../../helpers/services.js'
 
 const HASH = '$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWE'

@@ -8,7 +8,7 @@ import { RedisAttemptStore, RedisMfaStore, RedisOneTimeTokenStore, RedisPasskeyS
 import {
   attemptStoreContract, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract, trustedDeviceStoreContract,
   type ContractCheck
-} from '../../../lib/testing/index.js'
+} from '../../../lib/stores/testing/index.js'
 import { buildTestApp, EMAIL, type TestApp } from '../../helpers/app.js'
 import { redisClusterUnavailable, startRedisCluster } from '../../helpers/redis-cluster.js'
 

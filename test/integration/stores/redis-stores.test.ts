@@ -1,6 +1,6 @@
 import t from 'tap'
 import { RedisAttemptStore, RedisMfaStore, RedisOneTimeTokenStore, RedisSessionStore } from '../../../lib/stores/redis/index.js'
-import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract } from '../../../lib/testing/index.js'
+import { attemptStoreContract, CONTRACT_SESSION_POLICY, CONTRACT_THROTTLE_POLICY, mfaStoreContract, oneTimeTokenStoreContract, sessionStoreContract } from '../../../lib/stores/testing/index.js'
 import { deleteKeys, redisClient, redisUnavailable } from '../../helpers/services.js'
 
 const PREFIX = `test:${process.pid}:${Date.now().toString(36)}:`

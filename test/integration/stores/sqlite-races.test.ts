@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import t from 'tap'
 import { SqliteOneTimeTokenStore, SqliteSessionStore } from '../../../lib/stores/sqlite/index.js'
-import { CONTRACT_THROTTLE_POLICY } from '../../../lib/testing/index.js'
+import { CONTRACT_THROTTLE_POLICY } from '../../../lib/stores/testing/index.js'
 import { sqliteDatabase, sqliteFile, sqliteUnavailable } from '../../helpers/sqlite.js'
 
 const WORKERS = 4

@@ -10,7 +10,7 @@ import {
 import {
   accountStoreContract, attemptStoreContract, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract, trustedDeviceStoreContract,
   type ContractCheck
-} from '../../../lib/testing/index.js'
+} from '../../../lib/stores/testing/index.js'
 import { PLUGIN_TIMEOUT_MS, SECRET } from '../../helpers/app.js'
 import { sqliteDatabase, sqliteFile, sqliteUnavailable } from '../../helpers/sqlite.js'
 import type { Teardown } from '../../helpers/teardown.js'

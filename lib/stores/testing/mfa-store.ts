@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { randomBytes } from 'node:crypto'
-import type { MfaStore } from '../stores/types.js'
+import type { MfaStore } from '../types.js'
 import { uniqueNamespace, type ContractCheck } from './check.js'
 
 export interface MfaStoreHarness {

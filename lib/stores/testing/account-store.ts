@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert'
-import type { AccountStore, PasswordAuthAccount, StoredAccount } from '../stores/types.js'
+import type { AccountStore, PasswordAuthAccount, StoredAccount } from '../types.js'
 import { uniqueNamespace, type ContractCheck } from './check.js'
 
 export interface AccountStoreUnderTest {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { randomUUID } from 'node:crypto'
-import type { AttemptStore, Reservation, ThrottlePolicy } from '../stores/types.js'
+import type { AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 import { sleep, uniqueNamespace, type ContractCheck } from './check.js'
 
 export interface AttemptStoreHarness {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert'
 import { randomBytes } from 'node:crypto'
-import type { NewSession, RotationResult, SessionPolicy, SessionStore } from '../stores/types.js'
+import type { NewSession, RotationResult, SessionPolicy, SessionStore } from '../types.js'
 import { sleep, uniqueNamespace, type ContractCheck } from './check.js'
 
 export interface SessionStoreHarness {
