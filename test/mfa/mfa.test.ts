@@ -249,7 +249,7 @@ t.test('mfa options are checked', async (t) => {
   const Fastify = (await import('fastify')).default
   const { default: passwordAuth } = await import('../../lib/index.js')
   for (const [options, message] of [
-    [{ mfa: 'yes' }, /mfa must be true, false or \{ issuer, trustDays, trustedDevices \}/],
+    [{ mfa: 'yes' }, /mfa must be true, false or \{ issuer, ttl, store, trustDays, trustedDevices \}/],
     [{ mfa: { trustDays: -1 } }, /mfa.trustDays must be a number of days from 0 \(off\) to 400/],
     [{ mfa: { trustDays: 401 } }, /mfa.trustDays/],
     [{ mfa: { trustDays: '30' } }, /mfa.trustDays/],
