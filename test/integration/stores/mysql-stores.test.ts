@@ -9,7 +9,7 @@ import { statementsOf } from '../../../lib/stores/mysql/sql.js'
 import {
   accountStoreContract, attemptStoreContract, mfaStoreContract, oneTimeTokenStoreContract, passkeyStoreContract, sessionStoreContract, trustedDeviceStoreContract,
   type ContractCheck
-} from '../../../lib/testing/index.js'
+} from '../../../lib/stores/testing/index.js'
 import { buildTestApp } from '../../helpers/app.js'
 import { mysqlDatabase, mysqlUnavailable } from '../../helpers/mysql.js'
 import { TcpProxy } from '../../helpers/tcp-proxy.js'
