@@ -17,7 +17,7 @@ export const LADDER = [
   ['routes'],
   ['guard', 'password', 'mfa', 'messages', 'passkeys', 'account'],
   ['throttle', 'session'],
-  ['tokens', 'http', 'testing'],
+  ['tokens', 'http'],
   ['stores'],
   ['common']
 ]

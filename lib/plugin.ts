@@ -7,10 +7,12 @@
  *   index.ts     the public API: the fp wrapper, the exports, the type augmentation
  *   plugin.ts    wires the rooms' parts together at registration
  *   options.ts   the plugin's options: the shared ones, then each room's door
- *   routes/      one file per route (Login, ChangePassword, Logout, Refresh, Reauthenticate, Sessions, ForgotPassword,
- *                ResetPassword, Register, VerifyEmail, LoginMfa, Mfa/*, JWKS, ChangeEmail, VerifyEmailChange,
- *                RevertEmailChange, DeleteAccount, Account/Export, Passkeys/*, LoginPasskey, Sessions/Devices), their shared context, the Fastify contexts they are
- *                registered in (index.ts), and the answers of refused checks (refusals.ts: refuseResetRequired too)
+ *   routes/      the handlers, one folder per journey: sign-in/ (Login, LoginMfa), sign-up/ (Register,
+ *                VerifyEmail), recovery/ (ForgotPassword, ResetPassword), account/ (ChangeEmail, VerifyEmailChange,
+ *                RevertEmailChange, DeleteAccount, Account/Export), security/ (ChangePassword, Reauthenticate, Mfa/*,
+ *                Passkeys/*, Sessions/Devices), sessions/ (Logout, Refresh, Sessions); beside them their shared
+ *                context, the Fastify contexts they are registered in (index.ts), JWKS, and the answers of refused
+ *                checks (refusals.ts: refuseResetRequired too)
  *   guard/ password/ mfa/ messages/ passkeys/ account/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
@@ -24,22 +26,22 @@
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
  *                rule; the host's session API; cookie mode's cookies
- *   tokens/ http/ testing/
+ *   tokens/ http/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
  *                verification links, login challenges)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
  *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
- *     testing/   the store contract suites (`fastify-password-auth/testing`)
- *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, the store-call deadline, and the
- *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua)
+ *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, sqlite/, the store-call deadline, the
+ *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua), and
+ *                testing/, the contract suites every store passes (`fastify-password-auth/testing`)
  *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules
  *
  * Each room with options has a door, <room>/options.ts: the options it reads, with their docs; resolve…()
  * checks them and fills in the defaults (options.ts visits each once); create…() builds the room's parts
  * (plugin.ts calls each once).
  *
- * A Login request: http/ (body parser, validation) → routes/login.ts → throttle/ and password/
+ * A Login request: http/ (body parser, validation) → routes/sign-in/login.ts → throttle/ and password/
  * (credential check) → session/ (start) → tokens/ (access token) → http/ (answer or problem+json).
  * A guarded host request: guard/authenticate.ts → guard/token-check.ts (tokens/, stores/) → your handler.
  */

@@ -1,6 +1,6 @@
 // Accounts and second factors (and, without Redis, sessions, attempt counters and one-time tokens) in PostgreSQL. The tables are created at
 // start if missing (the DDL of accountsTableSql(), sessionsTableSql(), attemptsTableSql(), oneTimeTokensTableSql(), mfaTableSql() and trustedDevicesTableSql();
-// test/postgres-docs.test.ts keeps this copy equal):
+// test/docs/postgres-docs.test.ts keeps this copy equal):
 //
 // postgres-schema:begin
 //   CREATE TABLE IF NOT EXISTS "auth_accounts" (

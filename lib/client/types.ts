@@ -10,10 +10,10 @@ import type {
   MfaChallengeReply, RecoveryCodesBody, ReauthenticateBody, registerBody, ResetPasswordBody, RevertEmailChangeBody, TokenReply,
   VerifyEmailBody, VerifyEmailChangeBody
 } from '../http/schemas.js'
-import type { ExportReply } from '../routes/account-export.js'
-import type { MfaSetupReply, MfaStatusReply, RecoveryCodesReply } from '../routes/mfa.js'
-import type { EndOthersReply, Session } from '../routes/sessions.js'
-import type { TrustedDevice } from '../routes/trusted-devices.js'
+import type { ExportReply } from '../routes/account/account-export.js'
+import type { MfaSetupReply, MfaStatusReply, RecoveryCodesReply } from '../routes/security/mfa.js'
+import type { EndOthersReply, Session } from '../routes/sessions/sessions.js'
+import type { TrustedDevice } from '../routes/security/trusted-devices.js'
 
 /** The client adds the device token itself (token mode) or the browser sends its cookie (cookie mode). */
 type Sent<T> = Omit<T, 'deviceToken'>

@@ -2,7 +2,7 @@ import type { AttemptOutcome, Reservation, ThrottlePolicy } from './types.js'
 
 /**
  * The throttle's arithmetic, for stores that run it in JavaScript. RedisAttemptStore's Lua scripts
- * mirror these functions line for line: change both together (test/integration/throttle-rules.test.ts compares them).
+ * mirror these functions line for line: change both together (test/integration/throttle/throttle-rules.test.ts compares them).
  */
 
 /** What an attempt store keeps per key, besides the open reservations. */

@@ -1,4 +1,4 @@
-// Compiled by test/integration/types.test.ts on its own (tsconfig.client.json): a browser app, DOM and no Node
+// Compiled by test/integration/package/types.test.ts on its own (tsconfig.client.json): a browser app, DOM and no Node
 // types, using fastify-password-auth/client as a consumer sees it.
 import { AuthError, createAuthClient, type LoginResult, type ProblemCode, type SessionView } from 'fastify-password-auth/client'
 

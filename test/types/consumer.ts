@@ -1,4 +1,4 @@
-// Compiled by test/integration/types.test.ts against the built package, as a consumer sees it.
+// Compiled by test/integration/package/types.test.ts against the built package, as a consumer sees it.
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import passwordAuth, {

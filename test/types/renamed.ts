@@ -1,4 +1,4 @@
-// Compiled by test/integration/types.test.ts on its own (tsconfig.renamed.json): a host with the @fastify/jwt recipe's
+// Compiled by test/integration/package/types.test.ts on its own (tsconfig.renamed.json): a host with the @fastify/jwt recipe's
 // own `fastify.authenticate` and its own `request.account`, and the plugin's decorators renamed to match.
 import fastifyJwt from '@fastify/jwt'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'

@@ -21,7 +21,7 @@ export interface PostgresAttemptStoreOptions {
  * The DDL of the attempts table and its two functions. One row per key (an HMAC of an e-mail, or
  * `device.<id>`): the counts of lib/stores/attempt-rules.ts and the open reservations (ticket → lease end),
  * times in epoch ms of the database's clock. reserve and settle each lock the key's row and mirror
- * admit and afterOutcome line for line (test/integration/throttle-rules.test.ts compares them).
+ * admit and afterOutcome line for line (test/integration/throttle/throttle-rules.test.ts compares them).
  */
 export function attemptsTableSql (table = 'auth_attempts'): string {
   const name = quoteName(table)

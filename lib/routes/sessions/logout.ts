@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { bearerToken } from '../../guard/token-check.js'
+import { accountAccepts } from '../../session/account-rule.js'
+import { requestError } from '../../common/errors.js'
+import { noContentResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
+import type { RouteContext } from '../context.js'
+
+export function registerLogout (app: FastifyInstance, context: RouteContext): void {
+  const { accounts, accessTokens, sessionService, emit, refreshCookie } = context
+
+  app.post('/Logout', {
+    schema: {
+      summary: 'Log out: end the session of the presented access token',
+      description: 'Needs the header `Authorization: Bearer <access token>`. The token, every other access token of its session and the ' +
+        'session\'s refresh token stop working at once, on every instance sharing the session store. The body is ignored.' +
+        (refreshCookie === undefined ? '' : ' Cookie mode: without a usable access token, the refresh cookie\'s session ends instead; every answer clears the cookie.'),
+      tags: ['Auth'],
+      response: {
+        204: noContentResponse('Logged out.', refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'cleared')),
+        ...problemResponses(['FST_PWAUTH_TOKEN_MISSING', 'FST_PWAUTH_TOKEN_INVALID', 'FST_PWAUTH_BODY_TOO_LARGE', 'FST_PWAUTH_UNAVAILABLE'],
+          refreshCookie === undefined ? {} : { 401: setCookieHeader(refreshCookie, 'cleared') })
+      }
+    }
+  }, async (request, reply) => {
+    if (refreshCookie === undefined) {
+      await endBearerSession(request)
+      return await reply.code(204).send()
+    }
+    const sent = refreshCookie.read(request)
+    try {
+      await endBearerSession(request).catch(async (err: unknown) => {
+        // A browser whose access token expired can still log out: by its refresh cookie.
+        if (!isTokenError(err) || sent.kind !== 'one') throw err
+        const ended = await sessionService.endByRefreshToken(request, sent.token)
+        if (ended === null) throw err
+        emit(request, { type: 'logout', ...ended })
+      })
+    } catch (err) {
+      // Every 401 clears the cookie, except when several arrived: clearing might delete the real one.
+      if (isTokenError(err) && sent.kind !== 'several') refreshCookie.clear(reply)
+      throw err
+    }
+    refreshCookie.clear(reply)
+    // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
+    return await reply.code(204).send()
+  })
+
+  /** Ends the session of the bearer token; throws TOKEN_MISSING or TOKEN_INVALID if it cannot. */
+  async function endBearerSession (request: FastifyRequest): Promise<void> {
+    const claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
+    // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
+    // logouts of one session only the one that ended it gets 204.
+    const [ended, account] = await sessionService.endForLogout(request, claims.sid, 'accounts.findById', () => accounts.findById(claims.sub))
+    if (ended !== claims.sub || !accountAccepts(account, claims.cv)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
+  }
+}
+
+function isTokenError (err: unknown): boolean {
+  const code = (err as { code?: unknown }).code
+  return code === 'FST_PWAUTH_TOKEN_MISSING' || code === 'FST_PWAUTH_TOKEN_INVALID'
+}

@@ -1,0 +1,87 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { requestError } from '../../common/errors.js'
+import { randomId } from '../../common/random-id.js'
+import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
+import { LoginMfaOrPasskeyBody } from '../../http/passkey-schemas.js'
+import { documentedTokenReply, LoginMfaBody } from '../../http/schemas.js'
+import type { Static } from '@sinclair/typebox'
+import type { AcceptedPasskey } from '../../passkeys/passkeys.js'
+import { accountAccepts } from '../../session/account-rule.js'
+import { tokenBody } from '../../session/token-body.js'
+import type { MfaRouteContext } from '../context.js'
+import { refuseCode } from '../refusals.js'
+
+const PURPOSE = 'mfa_login'
+
+/**
+ * POST /LoginMfa: the second step of a Login for an account with two factors on. The challenge (mfaToken)
+ * is a one-time token of its own purpose, so no other route takes it; it is used up by the success, and
+ * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
+ */
+export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
+  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, noticeNewDevice, trustedDevices } = context
+
+  function invalid (request: FastifyRequest, accountId?: string): Error {
+    emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
+    return requestError('FST_PWAUTH_MFA_CODE_INVALID')
+  }
+
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginMfa', {
+    schema: {
+      summary: 'Finish a Login with a second factor',
+      description: 'With the mfaToken of the Login answer and a code from the authenticator app (or a recovery code): starts the session.' +
+        (trustedDevices === undefined ? '' : ` With rememberDevice: true, this device (its device token) is trusted for ${+(trustedDevices.ttlMs / 86_400_000).toFixed(5)} days (mfa.trustDays): a Login from it with the right password needs no code.`),
+      tags: ['Auth'],
+      // With passkeys on, one of the account's passkeys may stand instead of the code.
+      body: passkeys === undefined ? LoginMfaBody : LoginMfaOrPasskeyBody,
+      response: {
+        200: jsonResponse('Logged in: an access token and, with refresh on, a refresh token.',
+          documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true }), refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
+        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
+      }
+    }
+  }, async (request, reply) => {
+    const { mfaToken, code, passkey, rememberDevice = false } = request.body as Static<typeof LoginMfaOrPasskeyBody>
+    const challenge = await oneTimeTokens.find(request, mfaToken, PURPOSE)
+    if (challenge === null) throw invalid(request)
+    // Read before anything is checked: an end of every trust from now on (a reset, Disable, EndOthers) outruns this one (contract §21).
+    const trustGeneration = rememberDevice && trustedDevices !== undefined ? await trustedDevices.generation(request, challenge.accountId) : undefined
+    const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
+    // A password change or a deactivation since the Login ends the challenge with the account's tokens.
+    if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
+
+    // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
+    const deviceId = (await knownDevices.recognise(request, account.email, account))?.id ?? null
+    const counting = { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId }
+    let accepted: AcceptedPasskey | undefined
+    // A passkey instead of the code: a refused one counts as a wrong code would (contract §18).
+    const check = passkeys !== undefined && passkey !== undefined
+      ? await secondFactor.checkWith(request, account.id, async () => {
+        const result = await passkeys.verify(request, passkey, 'LoginMfa', 'mfa', account.id)
+        if (result.outcome === 'accepted') accepted = result
+        return accepted !== undefined
+      }, counting)
+      : await secondFactor.check(request, account.id, code, counting)
+    if (check.outcome !== 'accepted') {
+      if (check.outcome === 'spent') await oneTimeTokens.consume(request, mfaToken, PURPOSE).catch(() => {})
+      // Two factors turned off since the Login (`off`) answer as a wrong code would: the challenge asked for one.
+      throw refuseCode(context, request, reply, 'LoginMfa', account, check, { afterPassword: true })
+    }
+    // Of concurrent successes with one challenge, one starts the session.
+    if (await oneTimeTokens.consume(request, mfaToken, PURPOSE) === null) throw invalid(request, account.id)
+
+    const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, accepted?.amr === undefined ? undefined : ['pwd', ...accepted.amr])
+    // Two factors turned off (or set up anew) while the session was being created: the switch ended the
+    // account's other sessions, perhaps before this one existed (contract §15).
+    if (await secondFactor.enrolment(request, account.id) !== check.enrolment) {
+      await sessionService.end(request, sessionId, 'mfa_changed')
+      throw invalid(request, account.id)
+    }
+    const newDevice = noticeNewDevice(request, reply, account, deviceId)
+    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
+    const issuedDeviceId = deviceId ?? randomId()
+    if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
+    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account, issuedDeviceId) }
+  })
+}

@@ -1,0 +1,61 @@
+import Fastify from 'fastify'
+import t from 'tap'
+import passwordAuth, {
+  MemoryAccountStore, MemoryActivityStore, MemoryMfaStore, MemoryOneTimeTokenStore, MemoryPasskeyStore, MemoryTrustedDeviceStore, type PasswordAuthOptions
+} from '../../lib/index.js'
+import { CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from '../helpers/app.js'
+
+// An option that only a feature reads, given while that feature is off, would never be used (a store never called, a
+// lifetime never applied): registration refuses it, naming what was probably meant.
+
+const base = (): PasswordAuthOptions => ({ accounts: new MemoryAccountStore(), jwt: { secret: SECRET }, argon2: CHEAP_ARGON2 })
+const deliver = async (): Promise<void> => {}
+const passkeys = { rpId: 'localhost', rpName: 'Example', origins: ['http://localhost:3000'] }
+
+async function register (options: PasswordAuthOptions): Promise<Error & { code?: string } | undefined> {
+  // A loaded machine can take more than Fastify's 10 s to start the hashing threads.
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
+  try {
+    await app.register(passwordAuth, options)
+    await app.ready()
+    return undefined
+  } catch (err) {
+    return err as Error
+  } finally {
+    await app.close()
+  }
+}
+
+const cases: Array<[string, Partial<PasswordAuthOptions>, Partial<PasswordAuthOptions>, string]> = [
+  // [option, given without its feature, given with it, what the message suggests]
+  ['mfaStore', { mfaStore: new MemoryMfaStore() }, { mfa: true }, 'did you mean mfa: true?'],
+  ['mfaTtl', { mfaTtl: 120 }, { mfa: true }, 'did you mean mfa: true?'],
+  ['mfa.trustedDevices', { mfa: { trustedDevices: new MemoryTrustedDeviceStore() } }, { mfa: { trustDays: 30, trustedDevices: new MemoryTrustedDeviceStore() } },
+    'did you mean mfa: { trustDays: 30, trustedDevices }?'],
+  ['passkeyStore', { passkeyStore: new MemoryPasskeyStore() }, { passkeys }, 'did you mean passkeys: { rpId, rpName, origins }?'],
+  ['passkeyTtl', { passkeyTtl: 60 }, { passkeys }, 'did you mean passkeys: { rpId, rpName, origins }?'],
+  ['passwordReset.keepPasskeys', { passwordReset: { keepPasskeys: true }, deliver }, { passkeys }, 'did you mean passkeys: { rpId, rpName, origins }?'],
+  ['resetTtl', { resetTtl: 600 }, { passwordReset: true, deliver }, 'did you mean passwordReset: true?'],
+  ['verifyTtl', { verifyTtl: 600 }, { registration: true, deliver }, 'did you mean registration: true (or account: { emailChange: true })?'],
+  ['account.revertTtl', { account: { revertTtl: 600 } }, { account: { revertTtl: 600, emailChange: true }, deliver }, 'did you mean account.emailChange: true?'],
+  ['account.beforeDelete', { account: { beforeDelete: () => undefined } }, { account: { beforeDelete: () => undefined, deletion: true } }, 'did you mean account.deletion: true?'],
+  ['account.exportData', { account: { exportData: () => ({}) } }, { account: { exportData: () => ({}), export: true } }, 'did you mean account.export: true?'],
+  ['oneTimeTokens', { oneTimeTokens: new MemoryOneTimeTokenStore() }, { mfa: true }, 'did you mean one of passwordReset, registration, mfa, passkeys or account.emailChange'],
+  ['mailLimit', { mailLimit: 3 }, { deliver }, 'did you mean deliver?']
+]
+
+for (const [option, without, withFeature, meant] of cases) {
+  t.test(`${option} without its feature is refused at registration; with it, accepted`, async (t) => {
+    const error = await register({ ...base(), ...without })
+    t.equal(error?.code, 'FST_PWAUTH_INVALID_OPTION')
+    t.match(error?.message, `fastify-password-auth: ${option} is set, but nothing uses it while its feature is off: ${meant}`)
+    const merged = { ...base(), ...without, ...withFeature }
+    t.equal(await register(merged), undefined, 'with the feature on, it registers')
+  })
+}
+
+t.test('the options of a feature that is on, and the defaults, are not refused', async (t) => {
+  t.equal(await register({ ...base(), admin: { activity: new MemoryActivityStore() } }), undefined, 'admin.activity: admin is always there')
+  t.equal(await register({ ...base(), mfa: { trustDays: 0 } }), undefined, 'trust off without a store')
+  t.equal(await register({ ...base(), oneTimeTokens: new MemoryOneTimeTokenStore(), account: { emailChange: true }, deliver }), undefined, 'emailChange keeps its links there')
+})
