@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import type { HashingStats } from '../lib/index.js'
-import { boundMemoryUnderFloods, FLOOD_HEAP_GROWING_PERCENT } from '../example/flood-memory.js'
+import type { HashingStats } from '../../lib/index.js'
+import { boundMemoryUnderFloods, FLOOD_HEAP_GROWING_PERCENT } from '../../example/flood-memory.js'
 
 const TIGHT = `--heap-growing-percent=${FLOOD_HEAP_GROWING_PERCENT}`
 const CALM = '--heap-growing-percent=0'
