@@ -48,6 +48,8 @@
 import type { FastifyInstance } from 'fastify'
 import { keepActivity } from './account/activity.js'
 import { createAdmin, type AdminApi } from './account/admin.js'
+import type { AccountParts } from './account/parts.js'
+import { AccountService } from './account/service.js'
 import { createEventEmitter } from './common/events.js'
 import { installGuard } from './guard/options.js'
 import { warnAboutHostSettings } from './http/host-settings.js'
@@ -55,7 +57,6 @@ import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
 import { createResetLinks } from './messages/reset-links.js'
 import { createMfa } from './mfa/options.js'
-import { removeSecondFactor } from './mfa/remove-second-factor.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import { createPasskeys } from './passkeys/options.js'
 import type { HashingStats } from './password/hasher.js'
@@ -112,48 +113,42 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const resetLinks = passwordReset === undefined ? undefined : createResetLinks({ oneTimeTokens, outbox, mailLimit, ttlMs: passwordReset.ttlMs })
   const passkeys = createPasskeys(config.passkeys, { accounts, oneTimeTokens, storeCall, emit, log })
 
+  // The account's rules act on all of these; the routes and the admin API reach the account store only through them.
+  const accountParts: AccountParts = {
+    accounts: new AccountService(accounts, storeCall),
+    sessionService,
+    oneTimeTokens,
+    throttle: attemptThrottle,
+    mailLimit,
+    outbox,
+    activity,
+    storeCall,
+    emit,
+    log,
+    secondFactor: mfa?.secondFactor,
+    trustedDevices: mfa?.trustedDevices,
+    passkeys
+  }
+
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
     sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
-    admin: createAdmin({
-      accounts,
-      storeCall,
-      emit,
-      log,
-      sessionService,
-      throttle: attemptThrottle,
-      activity,
-      passkeys,
-      sendResetLink: resetLinks === undefined ? undefined : async (caller, account) => await resetLinks.send(caller, account),
-      forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await removeSecondFactor(mfa, caller, accountId),
-      notify: (message) => { outbox.send(undefined, message) }
-    }),
+    admin: createAdmin({ ...accountParts, resetLinks }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 
   await registerRoutes(fastify, {
     ...password,
-    accounts,
-    storeCall,
-    emit,
+    ...accountParts,
     accessTokens,
-    oneTimeTokens,
-    sessionService,
     refresh: config.sessions.refresh.enabled,
     reauthMaxAge: config.sessions.reauthMaxAge,
     refreshCookie: cookies?.refresh,
-    throttle: attemptThrottle,
     knownDevices,
-    outbox,
-    mailLimit,
-    secondFactor: mfa?.secondFactor,
     mfaTtlMs: mfa?.ttlMs ?? 0,
     resetLinks,
     account: config.account,
-    activity,
-    passkeys,
-    noticeNewDevice,
-    trustedDevices: mfa?.trustedDevices
+    noticeNewDevice
   }, {
     routes: config.routes,
     answerError,
