@@ -12,20 +12,25 @@
  *                RevertEmailChange, DeleteAccount, Account/Export), security/ (ChangePassword, Reauthenticate, Mfa/*,
  *                Passkeys/*, Sessions/Devices), sessions/ (Logout, Refresh, Sessions); beside them their shared
  *                context, the Fastify contexts they are registered in (index.ts), JWKS, and the answers of refused
- *                checks (refusals.ts: refuseResetRequired too)
- *   guard/ password/ mfa/ messages/ passkeys/ account/
+ *                checks (refusals.ts: refuseResetRequired too). They call no store: accounts through account/, the
+ *                rest through the services of the rooms below
+ *   account/     the account service: the routes' and the admin API's one door to the account store (service.ts),
+ *                and the account's rules: a one-time token's account still stands (ofToken, by session/account-rule.ts,
+ *                the one rule the guard and Refresh also apply), the hash compare-and-set and its one retry rule, what
+ *                ends after a new password (new-password.ts), forgetting the account everywhere (forget-account.ts),
+ *                fastify.passwordAuth.admin on them (admin.ts), the activity kept for it, self-service's options
+ *   guard/ password/ mfa/ messages/ passkeys/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
  *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
  *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
  *     passkeys/  WebAuthn through @simplewebauthn/server (loaded only when on): challenges, verification, signature counters
- *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
- *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
- *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
- *                rule; the host's session API; cookie mode's cookies
+ *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account rule
+ *                (account-rule.ts: does a token's account still stand, defined once here, below the guard that
+ *                checks it on every request); the host's session API; cookie mode's cookies
  *   tokens/ http/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and

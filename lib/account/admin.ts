@@ -11,7 +11,8 @@ export interface AdminActor { admin: string }
 
 /**
  * `fastify.passwordAuth.admin` (contract §22): what support staff may do to an account, never setting or seeing a
- * password. Each action emits an event naming the acting admin; store failures reject (a 503 error).
+ * password. Each action emits an event naming the acting admin; store failures reject (a 503 error). No deletion:
+ * §22 names none; were it added there, forget-account.ts's deleteAccount (DeleteAccount's) is what it would call.
  */
 export interface AdminApi {
   /**

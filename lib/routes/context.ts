@@ -62,7 +62,7 @@ export interface RouteContext {
   account: ResolvedAccount
   /** The accounts' security events (admin.activity); an account's go with it. */
   activity: AccountActivity
-  /** Passkeys, when on (they are also the account's AccountPasskeys: RevertEmailChange, DeleteAccount, Export, admin). */
+  /** Passkeys, when on. */
   passkeys: Passkeys | undefined
   /**
    * Tells the owner of a sign-in without a live device token of the account (new_device_login, contract §21).
