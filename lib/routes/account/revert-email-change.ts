@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from '../../account/email-purposes.js'
+import { EMAIL_LEFT, EMAIL_REVERT } from '../../account/email-purposes.js'
+import { afterNewPassword } from '../../account/new-password.js'
 import type { EmailChangeRoutes } from '../../account/options.js'
 import { tellSecondFactorOff } from '../../account/second-factor-off.js'
 import { requestError } from '../../common/errors.js'
@@ -25,7 +26,7 @@ import type { RouteContext } from '../context.js'
  * the link was used gives it back, for the owner's next try.
  */
 export function registerRevertEmailChange (app: FastifyInstance, context: RouteContext, { revertTtlMs }: EmailChangeRoutes): void {
-  const { accounts, hasher, policy, emit, outbox, oneTimeTokens, sessionService, throttle, passkeys, secondFactor, trustedDevices } = context
+  const { accounts, hasher, policy, emit, oneTimeTokens, passkeys, secondFactor, trustedDevices } = context
 
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string): Error {
     emit(request, { type: 'account.email_change_failed', route: 'RevertEmailChange', reason, accountId })
@@ -95,13 +96,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     }
     if (outcome !== 'restored') throw invalid(request, outcome, found.accountId)
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
-    await sessionService.endAll(request, found.accountId, 'email_changed')
-    // Again now that no earlier token works: one a taker registered since the first removal goes too (contract §18).
-    await passkeys?.removeAll(request, found.accountId)
-    // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.
-    await oneTimeTokens.forget(request, found.accountId, [EMAIL_CHANGE, 'password_reset'])
-    await throttle.forget(request, oldEmail).catch(() => {})
-    outbox.send(request, { type: 'password_changed', to: oldEmail, accountId: found.accountId })
+    await afterNewPassword(context, request, { id: found.accountId, email: oldEmail }, { via: 'email_reverted' })
     // The taker's address is one the account left: a deletion within revertTtl is told there too.
     if (takenEmail !== oldEmail) await oneTimeTokens.note(request, EMAIL_LEFT, found.accountId, takenEmail, revertTtlMs)
     return await reply.code(204).send()
