@@ -7,12 +7,14 @@
  *   index.ts     the public API: the fp wrapper, the exports, the type augmentation
  *   plugin.ts    wires the rooms' parts together at registration
  *   options.ts   the plugin's options: the shared ones, then each room's door
- *   routes/      the handlers, one folder per journey: sign-in/ (Login, LoginMfa), sign-up/ (Register,
+ *   routes/      the handlers, one folder per journey: sign-in/ (Login, LoginMfa, LoginMfa/Options, LoginPasskey,
+ *                Passkeys/LoginOptions, and finish-sign-in.ts, the end every sign-in shares: a new method is a file
+ *                there that checks its proof and hands it to finishSignIn), sign-up/ (Register,
  *                VerifyEmail), recovery/ (ForgotPassword, ResetPassword), account/ (ChangeEmail, VerifyEmailChange,
  *                RevertEmailChange, DeleteAccount, Account/Export), security/ (ChangePassword, Reauthenticate, Mfa/*,
  *                Passkeys/*, Sessions/Devices), sessions/ (Logout, Refresh, Sessions); beside them their shared
- *                context, the Fastify contexts they are registered in (index.ts), JWKS, and the answers of refused
- *                checks (refusals.ts: refuseResetRequired too)
+ *                context, the Fastify contexts they are registered in (index.ts: the per-IP limit once, around the
+ *                routes it counts), JWKS, and the answers of refused checks (refusals.ts: refuseResetRequired too)
  *   guard/ password/ mfa/ messages/ passkeys/ account/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
@@ -23,13 +25,14 @@
  *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
  *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
- *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
+ *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options; the
+ *                bracket every counter runs in (counted.ts) and the table of every counter's key (counter-keys.ts)
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
  *                rule; the host's session API; cookie mode's cookies
  *   tokens/ http/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
- *                verification links, login challenges)
+ *                verification links, login challenges) and their purposes, each with its slot rule (purposes.ts)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
  *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
  *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, sqlite/, the store-call deadline, the

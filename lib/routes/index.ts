@@ -17,7 +17,9 @@ import { registerLoginMfa } from './sign-in/login-mfa.js'
 import { registerLogin } from './sign-in/login.js'
 import { registerLogout } from './sessions/logout.js'
 import { registerMfaSetup, registerMfaSwitches } from './security/mfa.js'
-import { registerAddPasskey, registerLoginMfaOptions, registerLoginPasskey, registerPasskeyBodiless } from './security/passkeys.js'
+import { registerAddPasskey, registerPasskeyBodiless } from './security/passkeys.js'
+import { registerLoginMfaOptions } from './sign-in/login-mfa-options.js'
+import { registerLoginPasskey, registerLoginPasskeyOptions } from './sign-in/login-passkey.js'
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './security/reauthenticate.js'
 import { registerRefresh } from './sessions/refresh.js'
@@ -126,6 +128,7 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
         // The passkey routes without a body; their options store challenges.
         await limited.register(async function passkeyBodilessRoutes (app) {
           bodiless(app)
+          registerLoginPasskeyOptions(app, { ...context, passkeys })
           registerPasskeyBodiless(app, { ...context, passkeys })
         })
       }

@@ -6,7 +6,7 @@ import { accountOf, authenticate, sessionOf } from '../../guard/authenticate.js'
 import { BODY_ERRORS, guardedProblemResponses, noContentResponse } from '../../http/openapi.js'
 import { DeleteAccountBody } from '../../http/schemas.js'
 import type { PasswordAuthAccount } from '../../stores/types.js'
-import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from './change-email.js'
+import { PURPOSE, type TokenPurpose } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
 import { requireSecondFactorSession } from '../security/second-factor-session.js'
 import { proveSessionPassword } from '../security/session-password.js'
@@ -24,7 +24,7 @@ async function forgetAccount (context: RouteContext, request: FastifyRequest, ac
     ['sessions', async () => await sessionService.forget(request, account.id)],
     ['mfa', secondFactor === undefined ? undefined : async () => await secondFactor.forget(request, account.id)],
     ['trustedDevices', trustedDevices === undefined ? undefined : async () => { await trustedDevices.forget(request, account.id) }],
-    ['oneTimeTokens', async () => { await oneTimeTokens.forgetAccount(request, account.id, ['password_reset', EMAIL_CHANGE, [EMAIL_REVERT, account.email], ...formerEmails.map((email) => [EMAIL_LEFT, email] as [string, string])]) }],
+    ['oneTimeTokens', async () => { await oneTimeTokens.forgetAccount(request, account.id, [PURPOSE.passwordReset, PURPOSE.emailChange, [PURPOSE.emailRevert, account.email], ...formerEmails.map((email) => [PURPOSE.emailLeft, email] as [TokenPurpose, string])]) }],
     ['attempts', async () => { await throttle.forget(request, account.email) }],
     ['deviceAttempts', async () => { await throttle.forgetAccount(request, account.id) }],
     ['mailLimit', async () => { await mailLimit.forget(request, account.email) }],
@@ -80,7 +80,7 @@ export function registerDeleteAccount (app: FastifyInstance, context: RouteConte
       throw requestError('FST_PWAUTH_DELETE_REFUSED', undefined, String(answer.refuse))
     }
     // Read before anything goes: the notes go with the account's tokens.
-    const formerEmails = (await oneTimeTokens.notes(request, EMAIL_LEFT, account.id)).filter((email) => email !== account.email)
+    const formerEmails = (await oneTimeTokens.notes(request, PURPOSE.emailLeft, account.id)).filter((email) => email !== account.email)
     // Gone already (a concurrent DeleteAccount): this token stood for an account that is no more.
     if (!await storeCall(request.log, 'accounts.delete', async () => await accounts.delete!(account.id))) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     const { failed, error } = await forgetAccount(context, request, account, formerEmails)

@@ -7,7 +7,7 @@ import { RevertEmailChangeBody, withDocumentedNewPassword } from '../../http/sch
 import { validateAs } from '../../http/validation.js'
 import { removeSecondFactor } from '../../mfa/remove-second-factor.js'
 import type { StoredAccount } from '../../stores/types.js'
-import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from './change-email.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
 
 /** A password change racing the revert is retried on the fresh hash this often. */
@@ -88,7 +88,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
   }, async (request, reply) => {
     const { token, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
-    const found = await oneTimeTokens.find(request, token, EMAIL_REVERT)
+    const found = await oneTimeTokens.find(request, token, PURPOSE.emailRevert)
     const oldEmail = found?.fields?.oldEmail
     if (found === null || typeof oldEmail !== 'string') throw invalid(request, 'invalid_token')
     const reasons = await policy.evaluate(newPassword, undefined, oldEmail, request)
@@ -103,7 +103,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     const newHash = await hasher.hash(newPassword)
     // The link is used up first (with every other revert link of the account): a later link, refused while the
     // owner's earlier one lives, changes nothing.
-    const consumed = await oneTimeTokens.consumeFirst(request, token, EMAIL_REVERT)
+    const consumed = await oneTimeTokens.consumeFirst(request, token, PURPOSE.emailRevert)
     if (consumed === null) throw invalid(request, 'invalid_token', account.id)
     let outcome: Awaited<ReturnType<typeof restore>> | undefined
     try {
@@ -121,11 +121,11 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     // Again now that no earlier token works: one a taker registered since the first removal goes too (contract §18).
     await passkeys?.removeAll(request, found.accountId)
     // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.
-    await oneTimeTokens.forget(request, found.accountId, [EMAIL_CHANGE, 'password_reset'])
+    await oneTimeTokens.forget(request, found.accountId, [PURPOSE.emailChange, PURPOSE.passwordReset])
     await throttle.forget(request, oldEmail).catch(() => {})
     outbox.send(request, { type: 'password_changed', to: oldEmail, accountId: found.accountId })
     // The taker's address is one the account left: a deletion within revertTtl is told there too.
-    if (takenEmail !== oldEmail) await oneTimeTokens.note(request, EMAIL_LEFT, found.accountId, takenEmail, revertTtlMs)
+    if (takenEmail !== oldEmail) await oneTimeTokens.note(request, PURPOSE.emailLeft, found.accountId, takenEmail, revertTtlMs)
     return await reply.code(204).send()
   })
 }
