@@ -17,8 +17,7 @@ async function main (): Promise<void> {
   try {
     await app.register(passwordAuth, {
       accounts: stores.accounts,
-      mfa: true,
-      mfaStore: stores.mfa,
+      mfa: { store: stores.mfa },
       rateLimit: false,
       jwt: { keys: [config.jwtSecret, ...config.jwtPreviousSecrets].map((secret) => ({ secret })) }
     })

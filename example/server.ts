@@ -44,17 +44,18 @@ async function main (): Promise<void> {
       sessions: stores.sessions,
       attempts: stores.attempts,
       oneTimeTokens: stores.oneTimeTokens,
-      mfa: { issuer: config.mfaIssuer, trustDays: config.mfaTrustDays, ...(config.mfaTrustDays > 0 ? { trustedDevices: stores.trustedDevices } : {}) },
-      mfaTtl: config.mfaTtl,
-      mfaStore: stores.mfa,
-      passkeys: { rpId: config.passkeyRpId, rpName: config.mfaIssuer, origins: config.passkeyOrigins },
-      passkeyTtl: config.passkeyTtl,
-      passkeyStore: stores.passkeys,
+      mfa: {
+        issuer: config.mfaIssuer,
+        ttl: config.mfaTtl,
+        store: stores.mfa,
+        trustDays: config.mfaTrustDays,
+        ...(config.mfaTrustDays > 0 ? { trustedDevices: stores.trustedDevices } : {})
+      },
+      passkeys: { rpId: config.passkeyRpId, rpName: config.mfaIssuer, origins: config.passkeyOrigins, ttl: config.passkeyTtl, store: stores.passkeys },
       deliver: await createMailer({ ...config, appUrl: () => appUrl }),
-      passwordReset: true,
-      resetTtl: config.resetTtl,
-      registration: true,
-      verifyTtl: config.verifyTtl,
+      passwordReset: { ttl: config.resetTtl },
+      // AUTH_VERIFY_TTL: every verification link, Register's and ChangeEmail's.
+      registration: { ttl: config.verifyTtl },
       mailLimit: config.mailLimit,
       throttle: { deviceTtl: config.deviceTtl },
       jwt: {
@@ -67,7 +68,7 @@ async function main (): Promise<void> {
         : false,
       rateLimit: config.rateLimit ? { redis: stores.rateLimitRedis } : false,
       reauthMaxAge: config.reauthMaxAge,
-      account: config.accountSelfService ? { emailChange: true, deletion: true, export: true, revertTtl: config.revertTtl } : {},
+      account: config.accountSelfService ? { emailChange: true, deletion: true, export: true, verifyTtl: config.verifyTtl, revertTtl: config.revertTtl } : {},
       ...(stores.activity === undefined ? {} : { admin: { activity: stores.activity } }),
       breachedPasswords: config.pwnedRangeUrl === undefined ? false : { rangeUrl: config.pwnedRangeUrl, timeoutMs: config.pwnedTimeoutMs }
     }

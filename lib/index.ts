@@ -13,8 +13,9 @@ declare module 'fastify' {
 }
 
 /**
- * E-mail + password authentication: Login, Logout, Refresh and ChangePassword under {prefix}, and what the options turn on
- * (session routes, registration, password reset, two factors, passkeys, account self-service); and the `authenticate` guard.
+ * E-mail + password authentication under {prefix}: sign-in with argon2id and throttling, sessions with revocable access tokens
+ * and refresh tokens, and as the options turn them on the session routes, sign-up, password reset, two factors, passkeys and
+ * account self-service; the `authenticate` guard for the host's routes, and `fastify.passwordAuth` (sessions, admin, reseal).
  */
 const fastifyPasswordAuth: FastifyPluginAsync<PasswordAuthOptions> = fp(passwordAuth, {
   fastify: '5.x',

@@ -61,13 +61,22 @@ export interface ResolvedOptions {
 /** Every option, in the order "did you mean" prefers when a misspelt name is as near to two. */
 export const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
   'accounts', 'sessions', 'attempts', 'jwt', 'refresh', 'prefix', 'realm', 'argon2', 'legacyHashes', 'upgradeHashes', 'passwordPolicy', 'throttle', 'rateLimit',
-  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'resetTtl', 'mailLimit', 'oneTimeTokens',
-  'registration', 'verifyTtl', 'mfa', 'mfaTtl', 'mfaStore', 'account', 'admin', 'breachedPasswords',
-  'passkeys', 'passkeyTtl', 'passkeyStore'
+  'hashing', 'storeTimeout', 'onEvent', 'decorators', 'sessionRoutes', 'reauthMaxAge', 'deliver', 'passwordReset', 'mailLimit', 'oneTimeTokens',
+  'registration', 'mfa', 'account', 'admin', 'breachedPasswords', 'passkeys'
 ]
 
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
 const RENAMED = { revocations: 'sessions' }
+
+/** Options of earlier versions that moved into their feature's group: a host upgrading is told where each went. */
+const MOVED = {
+  mfaTtl: 'mfa: { ttl }',
+  mfaStore: 'mfa: { store }',
+  passkeyTtl: 'passkeys: { ttl }',
+  passkeyStore: 'passkeys: { store }',
+  resetTtl: 'passwordReset: { ttl }',
+  verifyTtl: 'registration: { ttl } for Register\'s link, and account: { verifyTtl } for ChangeEmail\'s'
+}
 
 const isOn = (value: unknown): boolean => value !== undefined && value !== false
 const part = (value: unknown, key: string): unknown => isObject(value) ? value[key] : undefined
@@ -77,29 +86,19 @@ const part = (value: unknown, key: string): unknown => isObject(value) ? value[k
  * the option would never be read (a store never called, a lifetime never applied), so it is a mistake.
  */
 const NEEDS_FEATURE: ReadonlyArray<{ option: string, given: (o: PasswordAuthOptions) => boolean, on: (o: PasswordAuthOptions) => boolean, meant: string }> = [
-  { option: 'mfaStore', given: (o) => o.mfaStore !== undefined, on: (o) => isOn(o.mfa), meant: 'mfa: true' },
-  { option: 'mfaTtl', given: (o) => o.mfaTtl !== undefined, on: (o) => isOn(o.mfa), meant: 'mfa: true' },
   {
     option: 'mfa.trustedDevices',
     given: (o) => part(o.mfa, 'trustedDevices') !== undefined,
     on: (o) => (part(o.mfa, 'trustDays') as number) > 0,
     meant: 'mfa: { trustDays: 30, trustedDevices }'
   },
-  { option: 'passkeyStore', given: (o) => o.passkeyStore !== undefined, on: (o) => isOn(o.passkeys), meant: 'passkeys: { rpId, rpName, origins }' },
-  { option: 'passkeyTtl', given: (o) => o.passkeyTtl !== undefined, on: (o) => isOn(o.passkeys), meant: 'passkeys: { rpId, rpName, origins }' },
   {
     option: 'passwordReset.keepPasskeys',
     given: (o) => part(o.passwordReset, 'keepPasskeys') !== undefined,
     on: (o) => isOn(o.passkeys),
     meant: 'passkeys: { rpId, rpName, origins }'
   },
-  { option: 'resetTtl', given: (o) => o.resetTtl !== undefined, on: (o) => isOn(o.passwordReset), meant: 'passwordReset: true' },
-  {
-    option: 'verifyTtl',
-    given: (o) => o.verifyTtl !== undefined,
-    on: (o) => isOn(o.registration) || part(o.account, 'emailChange') === true,
-    meant: 'registration: true (or account: { emailChange: true })'
-  },
+  { option: 'account.verifyTtl', given: (o) => part(o.account, 'verifyTtl') !== undefined, on: (o) => part(o.account, 'emailChange') === true, meant: 'account.emailChange: true' },
   { option: 'account.revertTtl', given: (o) => part(o.account, 'revertTtl') !== undefined, on: (o) => part(o.account, 'emailChange') === true, meant: 'account.emailChange: true' },
   { option: 'account.beforeDelete', given: (o) => part(o.account, 'beforeDelete') !== undefined, on: (o) => part(o.account, 'deletion') === true, meant: 'account.deletion: true' },
   { option: 'account.exportData', given: (o) => part(o.account, 'exportData') !== undefined, on: (o) => part(o.account, 'export') === true, meant: 'account.export: true' },
@@ -116,6 +115,7 @@ const NEEDS_FEATURE: ReadonlyArray<{ option: string, given: (o: PasswordAuthOpti
 export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
   assert(isObject(options), 'the options are required, e.g. { accounts, jwt: { secret } }')
   for (const [before, now] of Object.entries(RENAMED)) assert(!Object.hasOwn(options, before), `unknown option ${before}: did you mean ${now}?`)
+  for (const [before, now] of Object.entries(MOVED)) assert(!Object.hasOwn(options, before), `${before} moved: use ${now}`)
   checkKnownKeys(options, OPTION_KEYS, '')
   checkStore('accounts', options.accounts)
   const { accounts, realm = PLUGIN_NAME, storeTimeout = 2000, onEvent } = options
@@ -144,7 +144,6 @@ export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
     account: resolveAccount(options, {
       canDeliver: messages.deliver !== undefined,
       accounts,
-      verifyTtl: options.verifyTtl ?? 86_400,
       stores: { sessions: sessions.store, oneTimeTokens: tokens.oneTimeTokenStore, attempts: throttle.attempts }
     }),
     passkeys: resolvePasskeys(options)
@@ -166,7 +165,7 @@ const MEMORY = [MemorySessionStore, MemoryAttemptStore, MemoryOneTimeTokenStore,
  * activity may live anywhere (they are the host's data).
  */
 function checkProcessLocalAlone (options: PasswordAuthOptions): void {
-  const stores = { sessions: options.sessions, attempts: options.attempts, oneTimeTokens: options.oneTimeTokens, mfaStore: options.mfaStore, passkeyStore: options.passkeyStore, 'mfa.trustedDevices': part(options.mfa, 'trustedDevices') }
+  const stores = { sessions: options.sessions, attempts: options.attempts, oneTimeTokens: options.oneTimeTokens, 'mfa.store': part(options.mfa, 'store'), 'passkeys.store': part(options.passkeys, 'store'), 'mfa.trustedDevices': part(options.mfa, 'trustedDevices') }
   const given = Object.entries(stores).filter(([, store]) => store !== undefined)
   const local = given.filter(([, store]) => isProcessLocal(store)).map(([name]) => name)
   const shared = given.filter(([, store]) => !isProcessLocal(store) && !MEMORY.some((kind) => store instanceof kind)).map(([name]) => name)

@@ -15,7 +15,9 @@ export interface AccountPluginOptions {
      * updateEmail() and a one-time-token store with consumeFirst() and list().
      */
     emailChange?: boolean
-    /** Seconds the revert link sent to the old address lives (default 604800, 7 days). The new address's link lives verifyTtl. */
+    /** Seconds the link sent to the new address lives (default 86400). */
+    verifyTtl?: number
+    /** Seconds the revert link sent to the old address lives (default 604800, 7 days). */
     revertTtl?: number
     /** POST /DeleteAccount (default false); needs a store with delete(), and session, one-time-token and attempt stores that can forget. */
     deletion?: boolean
@@ -34,7 +36,7 @@ export interface AccountPluginOptions {
 }
 
 export interface EmailChangeRoutes {
-  /** The link to the new address lives this long (verifyTtl). */
+  /** The link to the new address lives this long (account.verifyTtl). */
   verifyTtlMs: number
   revertTtlMs: number
 }
@@ -54,23 +56,22 @@ export interface ResolvedAccount {
   activity: ActivityStore
 }
 
-const ACCOUNT_KEYS = ['emailChange', 'revertTtl', 'deletion', 'beforeDelete', 'export', 'exportData']
+const ACCOUNT_KEYS = ['emailChange', 'verifyTtl', 'revertTtl', 'deletion', 'beforeDelete', 'export', 'exportData']
 
 interface Context {
   canDeliver: boolean
   accounts: AccountStore
-  /** verifyTtl, in seconds (checked by routes/options.ts). */
-  verifyTtl: number
   stores: { sessions: SessionStore, oneTimeTokens: OneTimeTokenStore, attempts: AttemptStore }
 }
 
 /** Checks the account and admin options; a route that is on gets its settings, one that is off undefined. */
-export function resolveAccount ({ account, admin }: AccountPluginOptions, { canDeliver, accounts, verifyTtl, stores }: Context): ResolvedAccount {
+export function resolveAccount ({ account, admin }: AccountPluginOptions, { canDeliver, accounts, stores }: Context): ResolvedAccount {
   const options = group(account, ACCOUNT_KEYS, 'account')
-  const { emailChange = false, revertTtl = 604_800, deletion = false, beforeDelete, export: exportRoute = false, exportData } = options
+  const { emailChange = false, verifyTtl = 86_400, revertTtl = 604_800, deletion = false, beforeDelete, export: exportRoute = false, exportData } = options
   assert(typeof emailChange === 'boolean', 'account.emailChange must be true or false')
   assert(typeof deletion === 'boolean', 'account.deletion must be true or false')
   assert(typeof exportRoute === 'boolean', 'account.export must be true or false')
+  assert(isInteger(verifyTtl, 1, 30 * 86_400), 'account.verifyTtl must be a whole number of seconds from 1 to 2592000 (30 days)')
   assert(isInteger(revertTtl, 1, 30 * 86_400), 'account.revertTtl must be a whole number of seconds from 1 to 2592000 (30 days)')
   assert(beforeDelete === undefined || typeof beforeDelete === 'function', 'account.beforeDelete must be a function (account) => undefined | { refuse }')
   assert(exportData === undefined || typeof exportData === 'function', 'account.exportData must be a function (account) => data')

@@ -14,18 +14,18 @@ import { TrustedDevices } from './trusted-devices.js'
 export interface MfaPluginOptions {
   /**
    * Two factors (default false): TOTP and recovery codes, the routes LoginMfa and Mfa/Setup, Confirm,
-   * RecoveryCodes, Disable. `issuer` is the name authenticator apps show (default the realm).
+   * RecoveryCodes, Disable. `true` or an object turns them on.
    */
   mfa?: boolean | MfaOptions
-  /** Seconds a Login's second-factor challenge (mfaToken) lives (default 300). */
-  mfaTtl?: number
-  /** Second factors (sealed TOTP secrets, hashed recovery codes); default in memory (share one store between instances). */
-  mfaStore?: MfaStore
 }
 
 export interface MfaOptions {
   /** The name authenticator apps show (default the realm). */
   issuer?: string
+  /** Seconds a Login's second-factor challenge (mfaToken) lives (default 300). */
+  ttl?: number
+  /** Second factors (sealed TOTP secrets, hashed recovery codes); default in memory (share one store between instances). */
+  store?: MfaStore
   /**
    * Days a LoginMfa with `rememberDevice: true` trusts its device for the second factor: a Login from it with
    * the right password then needs no code (contract §21). Default 0: off. Fractions count to the second (1 s at least).
@@ -35,7 +35,7 @@ export interface MfaOptions {
   trustedDevices?: TrustedDeviceStore
 }
 
-const MFA_OPTION_KEYS = ['issuer', 'trustDays', 'trustedDevices']
+const MFA_OPTION_KEYS = ['issuer', 'ttl', 'store', 'trustDays', 'trustedDevices']
 const MAX_TRUST_DAYS = 400
 
 /** Two factors, when on: the otpauth issuer, a challenge's lifetime, the store, and trusted devices (0 ms: off). */
@@ -48,12 +48,12 @@ export interface ResolvedMfa {
 }
 
 /** `realm`: the issuer unless `mfa.issuer` names another. */
-export function resolveMfa ({ mfa = false, mfaTtl = 300, mfaStore }: MfaPluginOptions, realm: string): ResolvedMfa | undefined {
-  if (mfaStore !== undefined) checkStore('mfaStore', mfaStore)
-  assert(typeof mfa === 'boolean' || isObject(mfa), 'mfa must be true, false or { issuer, trustDays, trustedDevices }')
-  assert(isInteger(mfaTtl, 1, 3600), 'mfaTtl must be a whole number of seconds from 1 to 3600')
+export function resolveMfa ({ mfa = false }: MfaPluginOptions, realm: string): ResolvedMfa | undefined {
+  assert(typeof mfa === 'boolean' || isObject(mfa), 'mfa must be true, false or { issuer, ttl, store, trustDays, trustedDevices }')
   if (mfa === false) return undefined
-  const { issuer = realm, trustDays = 0, trustedDevices }: MfaOptions = mfa === true ? {} : group(mfa, MFA_OPTION_KEYS, 'mfa')
+  const { issuer = realm, ttl = 300, store, trustDays = 0, trustedDevices }: MfaOptions = mfa === true ? {} : group(mfa, MFA_OPTION_KEYS, 'mfa')
+  if (store !== undefined) checkStore('mfa.store', store)
+  assert(isInteger(ttl, 1, 3600), 'mfa.ttl must be a whole number of seconds from 1 to 3600')
   assert(typeof issuer === 'string' && issuer.trim() !== '' && issuer.length <= 100 && !issuer.includes(':'),
     'mfa.issuer must be a name of 1 to 100 characters without ":" (authenticator apps show it)')
   const trustSeconds = Math.round(Number(trustDays) * 86_400)
@@ -62,8 +62,8 @@ export function resolveMfa ({ mfa = false, mfaTtl = 300, mfaStore }: MfaPluginOp
   if (trustedDevices !== undefined) checkStore('mfa.trustedDevices', trustedDevices)
   return {
     issuer,
-    ttlMs: mfaTtl * 1000,
-    store: mfaStore ?? new MemoryMfaStore(),
+    ttlMs: ttl * 1000,
+    store: store ?? new MemoryMfaStore(),
     trustMs: trustSeconds * 1000,
     trustedDevices: trustedDevices ?? new MemoryTrustedDeviceStore()
   }

@@ -15,14 +15,24 @@ export interface PasskeysPluginOptions {
    * Passkeys (WebAuthn, contract §18), off by default. `rpId`: the registrable domain the passkeys belong
    * to (e.g. 'example.com'); `rpName`: the name shown; `origins`: every exact origin a page may call WebAuthn
    * from (e.g. ['https://example.com', 'https://app.example.com']), each on `rpId` or one of its subdomains.
-   * Taken from here only, never from a request's headers. `max`: passkeys per account (default 10).
+   * Taken from here only, never from a request's headers.
    */
-  passkeys?: false | { rpId: string, rpName: string, origins: string[], max?: number }
-  /** Seconds a passkey challenge (the options' `challenge`) lives (default 300). */
-  passkeyTtl?: number
-  /** Passkeys and user handles; default in memory (share one store between instances). */
-  passkeyStore?: PasskeyStore
+  passkeys?: false | PasskeysOptions
 }
+
+export interface PasskeysOptions {
+  rpId: string
+  rpName: string
+  origins: string[]
+  /** Passkeys per account (default 10). */
+  max?: number
+  /** Seconds a passkey challenge (the options' `challenge`) lives (default 300). */
+  ttl?: number
+  /** Passkeys and user handles; default in memory (share one store between instances). */
+  store?: PasskeyStore
+}
+
+const PASSKEYS_OPTION_KEYS = ['rpId', 'rpName', 'origins', 'max', 'ttl', 'store']
 
 export interface ResolvedPasskeys {
   rp: RelyingParty
@@ -45,18 +55,18 @@ function checkOrigin (origin: unknown, rpId: string): void {
   assert(hostname === rpId || hostname.endsWith(`.${rpId}`), `passkeys.origins: ${origin} is not on rpId ${rpId} or one of its subdomains: browsers would refuse it`)
 }
 
-export function resolvePasskeys ({ passkeys = false, passkeyTtl = 300, passkeyStore }: PasskeysPluginOptions): ResolvedPasskeys | undefined {
-  if (passkeyStore !== undefined) checkStore('passkeyStore', passkeyStore)
-  assert(isInteger(passkeyTtl, 1, 3600), 'passkeyTtl must be a whole number of seconds from 1 to 3600')
+export function resolvePasskeys ({ passkeys = false }: PasskeysPluginOptions): ResolvedPasskeys | undefined {
   assert(passkeys === false || isObject(passkeys), 'passkeys must be false or { rpId, rpName, origins }')
   if (passkeys === false) return undefined
-  const { rpId, rpName, origins, max = 10 } = group(passkeys, ['rpId', 'rpName', 'origins', 'max'], 'passkeys')
+  const { rpId, rpName, origins, max = 10, ttl = 300, store } = group(passkeys, PASSKEYS_OPTION_KEYS, 'passkeys')
+  if (store !== undefined) checkStore('passkeys.store', store)
+  assert(isInteger(ttl, 1, 3600), 'passkeys.ttl must be a whole number of seconds from 1 to 3600')
   assert(typeof rpId === 'string' && DOMAIN.test(rpId), 'passkeys.rpId must be a lower-case domain without scheme or port, e.g. \'example.com\' or \'localhost\'')
   assert(typeof rpName === 'string' && rpName.trim() !== '' && rpName.length <= 100, 'passkeys.rpName must be a name of 1 to 100 characters')
   assert(Array.isArray(origins) && origins.length > 0, 'passkeys.origins must be a non-empty array of exact origins, e.g. [\'https://example.com\']')
   for (const origin of origins) checkOrigin(origin, rpId)
   assert(isInteger(max, 1, 100), 'passkeys.max must be a whole number from 1 to 100')
-  return { rp: { id: rpId, name: rpName, origins: [...new Set(origins)] }, max, ttlMs: passkeyTtl * 1000, store: passkeyStore ?? new MemoryPasskeyStore() }
+  return { rp: { id: rpId, name: rpName, origins: [...new Set(origins)] }, max, ttlMs: ttl * 1000, store: store ?? new MemoryPasskeyStore() }
 }
 
 interface Parts {

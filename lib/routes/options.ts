@@ -12,21 +12,20 @@ export interface RoutesPluginOptions {
    */
   sessionRoutes?: boolean
   /**
-   * POST /ForgotPassword and POST /ResetPassword (default false); needs `deliver`. A reset removes the
-   * account's passkeys unless `{ keepPasskeys: true }` (contract §18).
+   * POST /ForgotPassword and POST /ResetPassword (default false); needs `deliver`. `ttl`: seconds a reset token lives
+   * (default 1800). A reset removes the account's passkeys unless `keepPasskeys: true` (contract §18).
    */
-  passwordReset?: boolean | { keepPasskeys?: boolean }
-  /** Seconds a reset token lives (default 1800). */
-  resetTtl?: number
+  passwordReset?: boolean | { ttl?: number, keepPasskeys?: boolean }
   /**
    * POST /Register and POST /VerifyEmail (default false); needs `deliver` and an account store with
-   * create(). `{ fields }` adds fields of yours to Register's body: TypeBox schemas (`Type.String(…)` from
-   * @sinclair/typebox), each required, validated like the built-in ones, and handed to the store's create().
+   * create(). `ttl`: seconds a verification link lives (default 86400). `fields` adds fields of yours to Register's
+   * body: TypeBox schemas (`Type.String(…)` from @sinclair/typebox), each required, validated like the built-in
+   * ones, and handed to the store's create().
    */
-  registration?: boolean | { fields?: Record<string, object> }
-  /** Seconds a verification link lives (default 86400). */
-  verifyTtl?: number
+  registration?: boolean | { ttl?: number, fields?: Record<string, object> }
 }
+
+type RegistrationOptions = Exclude<NonNullable<RoutesPluginOptions['registration']>, boolean>
 
 /** ForgotPassword and ResetPassword, when on: a reset token's lifetime. */
 export interface PasswordResetRoutes { ttlMs: number, keepPasskeys: boolean }
@@ -43,37 +42,37 @@ export interface ResolvedRoutes {
 
 /** `canDeliver`: whether `deliver` is there to send the links of a reset or a registration. */
 export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, accounts }: { canDeliver: boolean, accounts: AccountStore }): ResolvedRoutes {
-  const { prefix = '/Auth', sessionRoutes = false, passwordReset = false, resetTtl = 1800 } = options
+  const { prefix = '/Auth', sessionRoutes = false, passwordReset = false } = options
   checkPath(prefix, 'prefix', true)
   assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
-  assert(typeof passwordReset === 'boolean' || isObject(passwordReset), 'passwordReset must be true, false or { keepPasskeys }')
-  const { keepPasskeys = false } = passwordReset === true || passwordReset === false ? {} : group(passwordReset, ['keepPasskeys'], 'passwordReset')
+  assert(typeof passwordReset === 'boolean' || isObject(passwordReset), 'passwordReset must be true, false or { ttl, keepPasskeys }')
+  const { ttl = 1800, keepPasskeys = false } = typeof passwordReset === 'boolean' ? {} : group(passwordReset, ['ttl', 'keepPasskeys'], 'passwordReset')
   assert(typeof keepPasskeys === 'boolean', 'passwordReset.keepPasskeys must be true or false')
   assert(passwordReset === false || canDeliver, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
-  assert(isInteger(resetTtl, 1, 86_400), 'resetTtl must be a whole number of seconds from 1 to 86400')
+  assert(isInteger(ttl, 1, 86_400), 'passwordReset.ttl must be a whole number of seconds from 1 to 86400')
   return {
     prefix,
     sessionRoutes,
-    passwordReset: passwordReset === false ? undefined : { ttlMs: resetTtl * 1000, keepPasskeys },
-    registration: resolveRegistration(options.registration, options.verifyTtl, canDeliver, accounts)
+    passwordReset: passwordReset === false ? undefined : { ttlMs: ttl * 1000, keepPasskeys },
+    registration: resolveRegistration(options.registration, canDeliver, accounts)
   }
 }
 
 /** Names Register's body and the account already use: the host's fields take others. */
 const TAKEN_FIELD_NAMES = new Set(['email', 'password', 'confirmPassword', 'id', 'active', 'credentialVersion', 'passwordHash', '__proto__', 'constructor'])
 
-function resolveRegistration (registration: unknown = false, verifyTtl: unknown = 86_400, canDeliver: boolean, accounts: AccountStore): RegistrationRoutes | undefined {
-  assert(typeof registration === 'boolean' || isObject(registration), 'registration must be true, false or { fields }')
-  assert(isInteger(verifyTtl, 1, 30 * 86_400), 'verifyTtl must be a whole number of seconds from 1 to 2592000 (30 days)')
+function resolveRegistration (registration: unknown = false, canDeliver: boolean, accounts: AccountStore): RegistrationRoutes | undefined {
+  assert(typeof registration === 'boolean' || isObject(registration), 'registration must be true, false or { ttl, fields }')
   if (registration === false) return undefined
+  const { ttl = 86_400, fields = {} } = registration === true ? {} : group(registration as RegistrationOptions, ['ttl', 'fields'], 'registration')
+  assert(isInteger(ttl, 1, 30 * 86_400), 'registration.ttl must be a whole number of seconds from 1 to 2592000 (30 days)')
   assert(canDeliver, 'registration needs deliver: the plugin has no other way to send the verification link')
   assert(typeof accounts.create === 'function', 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')
-  const { fields = {} } = registration === true ? {} : group(registration, ['fields'], 'registration')
   assert(isObject(fields), 'registration.fields must be an object of TypeBox schemas')
   for (const [name, schema] of Object.entries(fields)) {
     assert(/^[A-Za-z_][\w]{0,63}$/.test(name) && !TAKEN_FIELD_NAMES.has(name), `registration.fields.${name}: the name is taken or not a plain identifier`)
     // The plugin's validator compiles TypeBox schemas: a plain JSON Schema would fail only at ready().
     assert(isObject(schema) && Kind in schema, `registration.fields.${name} must be a TypeBox schema, e.g. Type.String({ maxLength: 80 }) from @sinclair/typebox`)
   }
-  return { ttlMs: verifyTtl * 1000, fields: fields as Record<string, object> }
+  return { ttlMs: ttl * 1000, fields: fields as Record<string, object> }
 }

@@ -6,9 +6,9 @@ const STORE_METHODS = {
   sessions: ['create', 'get', 'rotate', 'reauthenticate', 'end', 'endAll', 'list'],
   attempts: ['reserve', 'settle'],
   oneTimeTokens: ['put', 'find', 'consume'],
-  mfaStore: ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal'],
+  'mfa.store': ['get', 'begin', 'enable', 'acceptStep', 'useRecoveryCode', 'replaceRecoveryCodes', 'disable', 'secrets', 'reseal'],
   'admin.activity': ['add', 'list', 'forget'],
-  passkeyStore: ['userHandle', 'generation', 'add', 'get', 'list', 'use', 'remove', 'removeAll'],
+  'passkeys.store': ['userHandle', 'generation', 'add', 'get', 'list', 'use', 'remove', 'removeAll'],
   'mfa.trustedDevices': ['generation', 'trust', 'use', 'list', 'remove', 'endAll']
 } as const
 

@@ -286,7 +286,7 @@ t.test('RevertEmailChange with the second-factor store failing: 503, the link st
   let failing = false
   const disable = mfaStore.disable.bind(mfaStore)
   mfaStore.disable = async (accountId) => { if (failing) throw new Error('mfa store down'); return await disable(accountId) }
-  const { post, changeToken, token, login, message, accounts, ada } = await accountApp(t, { mfa: { issuer: 'Test' }, mfaStore })
+  const { post, changeToken, token, login, message, accounts, ada } = await accountApp(t, { mfa: { issuer: 'Test', store: mfaStore } })
   const stolen = await token()
   const takerSecret: string = (await post('/Mfa/Setup', stolen)).json().secret
   t.equal((await post('/Mfa/Confirm', stolen, { code: totpCode(takerSecret, currentStep()), password: PASSWORD })).statusCode, 200)

@@ -46,7 +46,7 @@ export async function interleaveLoginWithSwitch (t: Test, kind: 'confirm' | 'dis
   const gated = gatedSessionStore(stores.sessions ?? new MemorySessionStore())
   const app = await mfaApp(t, {
     sessions: gated.store,
-    ...stores.mfaStore === undefined ? {} : { mfaStore: stores.mfaStore },
+    ...stores.mfaStore === undefined ? {} : { mfa: { store: stores.mfaStore } },
     ...stores.oneTimeTokens === undefined ? {} : { oneTimeTokens: stores.oneTimeTokens }
   })
   const { post, ada } = app

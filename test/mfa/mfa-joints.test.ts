@@ -190,7 +190,7 @@ t.test('a store failure in a code check answers 503 and counts nothing: not on t
     secrets: () => mfaStore.secrets(),
     reseal: async (...args) => await mfaStore.reseal(...args)
   }
-  const { enable, challenge, loginMfa } = await mfaApp(t, { attempts: flakyAttempts, mfaStore: flakyMfa, storeTimeout: 500 })
+  const { enable, challenge, loginMfa } = await mfaApp(t, { attempts: flakyAttempts, mfa: { store: flakyMfa }, storeTimeout: 500 })
   const { secret, step } = await enable()
   const mfaToken = await challenge()
   failLock = true

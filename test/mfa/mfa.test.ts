@@ -114,15 +114,15 @@ t.test('a challenge is single-use and dies after 5 wrong codes, even for the rig
   expectProblem(t, await loginMfa('not-a-challenge', '123456'), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'an unknown challenge')
 })
 
-t.test('a challenge expires after mfaTtl, and dies with a password change', async (t) => {
-  const { enable, challenge, loginMfa, changePassword } = await mfaApp(t, { mfaTtl: 30 })
+t.test('a challenge expires after mfa.ttl, and dies with a password change', async (t) => {
+  const { enable, challenge, loginMfa, changePassword } = await mfaApp(t, { mfa: { issuer: 'Example App', ttl: 30 } })
   const { recoveryCodes } = await enable()
   const expiring = await challenge()
   // 31 s later on the clock the memory stores read (a recovery code does not depend on the time).
   const realNow = Date.now
   Date.now = () => realNow() + 31_000
   try {
-    expectProblem(t, await loginMfa(expiring, recoveryCodes[1]), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a challenge past mfaTtl')
+    expectProblem(t, await loginMfa(expiring, recoveryCodes[1]), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'a challenge past mfa.ttl')
   } finally {
     Date.now = realNow
   }
@@ -218,7 +218,7 @@ t.test('ResetPassword does not bypass the second factor: a code is needed, and 5
 
 t.test('nothing the store holds yields a code: the secret is sealed, recovery codes are keyed hashes', async (t) => {
   const store = new MemoryMfaStore()
-  const { enable, ada } = await mfaApp(t, { mfaStore: store })
+  const { enable, ada } = await mfaApp(t, { mfa: { store } })
   const { secret, recoveryCodes } = await enable()
   const record = (await store.get(ada.id))!
   t.match(record.secret, /^v1\.hs-[\w-]+\.[\w-]{16}\.[\w-]+$/, 'AES-256-GCM, with the key id')
@@ -234,13 +234,13 @@ t.test('a sealed secret opens after the signing key rotates, and recovery codes 
   const { CHEAP_ARGON2, SECRET } = await import('../helpers/app.js')
   const accounts = new MemoryAccountStore()
   accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
-  const first = await mfaApp(t, { mfaStore: store, accounts })
+  const first = await mfaApp(t, { mfa: { store }, accounts })
   const { secret, recoveryCodes, step } = await first.enable()
   const NEW_SECRET = 'another-test-secret-of-at-least-32-bytes'
-  const rotated = await mfaApp(t, { mfaStore: store, accounts, jwt: { keys: [{ secret: NEW_SECRET }, { secret: SECRET }] } })
+  const rotated = await mfaApp(t, { mfa: { store }, accounts, jwt: { keys: [{ secret: NEW_SECRET }, { secret: SECRET }] } })
   t.equal((await rotated.loginMfa(await rotated.challenge(), totpCode(secret, step + 1))).statusCode, 200, 'TOTP under the old key')
   t.equal((await rotated.loginMfa(await rotated.challenge(), recoveryCodes[0])).statusCode, 200, 'a recovery code hashed under the old key')
-  const removed = await mfaApp(t, { mfaStore: store, accounts, jwt: { secret: NEW_SECRET } })
+  const removed = await mfaApp(t, { mfa: { store }, accounts, jwt: { secret: NEW_SECRET } })
   expectProblem(t, await removed.loginMfa(await removed.challenge(), recoveryCodes[1]), 401, 'FST_PWAUTH_MFA_CODE_INVALID', 'the old key removed: its codes fail closed')
 })
 
@@ -249,7 +249,7 @@ t.test('mfa options are checked', async (t) => {
   const Fastify = (await import('fastify')).default
   const { default: passwordAuth } = await import('../../lib/index.js')
   for (const [options, message] of [
-    [{ mfa: 'yes' }, /mfa must be true, false or \{ issuer, trustDays, trustedDevices \}/],
+    [{ mfa: 'yes' }, /mfa must be true, false or \{ issuer, ttl, store, trustDays, trustedDevices \}/],
     [{ mfa: { trustDays: -1 } }, /mfa.trustDays must be a number of days from 0 \(off\) to 400/],
     [{ mfa: { trustDays: 401 } }, /mfa.trustDays/],
     [{ mfa: { trustDays: '30' } }, /mfa.trustDays/],
@@ -258,8 +258,8 @@ t.test('mfa options are checked', async (t) => {
     [{ mfa: { trustDays: 30, trustedDevices: {} } }, /"mfa.trustedDevices" store has no method generation\(\)/],
     [{ mfa: { issuer: 'a:b' } }, /mfa.issuer/],
     [{ mfa: { isuer: 'x' } }, /isuer/],
-    [{ mfa: true, mfaTtl: 0 }, /mfaTtl must be a whole number of seconds from 1/],
-    [{ mfa: true, mfaStore: {} }, /"mfaStore" store has no method get\(\)/]
+    [{ mfa: { ttl: 0 } }, /mfa\.ttl must be a whole number of seconds from 1/],
+    [{ mfa: { store: {} } }, /"mfa\.store" store has no method get\(\)/]
   ] as const) {
     const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })

@@ -38,7 +38,7 @@ const WINDOWS: Window[] = ['after the guard', 'before the store', 'inside the re
 
 async function race (t: Test, removalName: string, window: Window): Promise<void> {
   const passkeyStore = new MemoryPasskeyStore()
-  const app = await accountApp(t, { passkeys: PASSKEYS, passkeyStore })
+  const app = await accountApp(t, { passkeys: { ...PASSKEYS, store: passkeyStore } })
   const { post, token, accounts, ada, events } = app
   const access = await token()
   const remove = await REMOVALS[removalName]!(app, access)

@@ -374,8 +374,8 @@ t.test('a passkey session keeps its amr through refreshes; a step-up records the
   t.same(decodeJwt((await refresh(fresh.refreshToken)).json().accessToken).payload.amr, ['swk', 'mfa'], 'after a passkey step-up')
 })
 
-t.test('a challenge lives passkeyTtl seconds', async (t) => {
-  const { token, register, loginOptions, post, signIn, authenticator } = await passkeyApp(t, { passkeyTtl: 1 })
+t.test('a challenge lives passkeys.ttl seconds', async (t) => {
+  const { token, register, loginOptions, post, signIn, authenticator } = await passkeyApp(t, { passkeys: { ...PASSKEYS, ttl: 1 } })
   const key = authenticator()
   t.equal((await register(await token(), key)).statusCode, 201)
   const options = await loginOptions()
@@ -453,7 +453,7 @@ t.test('a clientDataJSON that is not JSON, or not an object, is refused; a store
       return typeof value === 'function' ? async (...args: unknown[]) => { if (failing && name === 'get') throw new Error('store down'); return await value.apply(target, args) } : value
     }
   })
-  const { token, register, loginOptions, post, authenticator, signIn } = await passkeyApp(t, { passkeyStore: flaky })
+  const { token, register, loginOptions, post, authenticator, signIn } = await passkeyApp(t, { passkeys: { ...PASSKEYS, store: flaky } })
   const key = authenticator()
   t.equal((await register(await token(), key)).statusCode, 201)
   for (const clientDataJSON of [Buffer.from('not json').toString('base64url'), Buffer.from('42').toString('base64url'), Buffer.from('{"challenge":7}').toString('base64url')]) {

@@ -28,15 +28,10 @@ async function register (options: PasswordAuthOptions): Promise<Error & { code?:
 
 const cases: Array<[string, Partial<PasswordAuthOptions>, Partial<PasswordAuthOptions>, string]> = [
   // [option, given without its feature, given with it, what the message suggests]
-  ['mfaStore', { mfaStore: new MemoryMfaStore() }, { mfa: true }, 'did you mean mfa: true?'],
-  ['mfaTtl', { mfaTtl: 120 }, { mfa: true }, 'did you mean mfa: true?'],
   ['mfa.trustedDevices', { mfa: { trustedDevices: new MemoryTrustedDeviceStore() } }, { mfa: { trustDays: 30, trustedDevices: new MemoryTrustedDeviceStore() } },
     'did you mean mfa: { trustDays: 30, trustedDevices }?'],
-  ['passkeyStore', { passkeyStore: new MemoryPasskeyStore() }, { passkeys }, 'did you mean passkeys: { rpId, rpName, origins }?'],
-  ['passkeyTtl', { passkeyTtl: 60 }, { passkeys }, 'did you mean passkeys: { rpId, rpName, origins }?'],
   ['passwordReset.keepPasskeys', { passwordReset: { keepPasskeys: true }, deliver }, { passkeys }, 'did you mean passkeys: { rpId, rpName, origins }?'],
-  ['resetTtl', { resetTtl: 600 }, { passwordReset: true, deliver }, 'did you mean passwordReset: true?'],
-  ['verifyTtl', { verifyTtl: 600 }, { registration: true, deliver }, 'did you mean registration: true (or account: { emailChange: true })?'],
+  ['account.verifyTtl', { account: { verifyTtl: 600 } }, { account: { verifyTtl: 600, emailChange: true }, deliver }, 'did you mean account.emailChange: true?'],
   ['account.revertTtl', { account: { revertTtl: 600 } }, { account: { revertTtl: 600, emailChange: true }, deliver }, 'did you mean account.emailChange: true?'],
   ['account.beforeDelete', { account: { beforeDelete: () => undefined } }, { account: { beforeDelete: () => undefined, deletion: true } }, 'did you mean account.deletion: true?'],
   ['account.exportData', { account: { exportData: () => ({}) } }, { account: { exportData: () => ({}), export: true } }, 'did you mean account.export: true?'],
@@ -58,4 +53,25 @@ t.test('the options of a feature that is on, and the defaults, are not refused',
   t.equal(await register({ ...base(), admin: { activity: new MemoryActivityStore() } }), undefined, 'admin.activity: admin is always there')
   t.equal(await register({ ...base(), mfa: { trustDays: 0 } }), undefined, 'trust off without a store')
   t.equal(await register({ ...base(), oneTimeTokens: new MemoryOneTimeTokenStore(), account: { emailChange: true }, deliver }), undefined, 'emailChange keeps its links there')
+})
+
+// A feature's own lifetime and store sit in its group: giving them is turning the feature on, so none can be given while it is off.
+t.test('a group with its lifetime or store turns its feature on, and the old flat names are refused with their new place', async (t) => {
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
+  t.teardown(async () => { await app.close() })
+  await app.register(passwordAuth, {
+    ...base(),
+    deliver,
+    mfa: { ttl: 60, store: new MemoryMfaStore() },
+    passkeys: { ...passkeys, ttl: 60, store: new MemoryPasskeyStore() },
+    passwordReset: { ttl: 60 },
+    registration: { ttl: 60 }
+  })
+  await app.ready()
+  for (const url of ['/Auth/LoginMfa', '/Auth/Passkeys/LoginOptions', '/Auth/ForgotPassword', '/Auth/Register']) {
+    t.not((await app.inject({ method: 'POST', url, payload: {} })).statusCode, 404, `${url} is on`)
+  }
+  const moved = await register({ ...base(), mfa: true, mfaTtl: 60 } as PasswordAuthOptions)
+  t.equal(moved?.code, 'FST_PWAUTH_INVALID_OPTION')
+  t.equal(moved?.message, 'fastify-password-auth: mfaTtl moved: use mfa: { ttl }')
 })

@@ -10,13 +10,12 @@ t.test('every lifetime option accepts 1 second', async (t) => {
   t.teardown(async () => { await app.close() })
   await app.register(passwordAuth, {
     ...await authOptions(),
-    mfa: true,
-    mfaTtl: 1,
-    passwordReset: true,
-    resetTtl: 1,
+    mfa: { ttl: 1, trustDays: 1 / 86_400 },
+    passkeys: { rpId: 'localhost', rpName: 'Test', origins: ['http://localhost:3000'], ttl: 1 },
+    passwordReset: { ttl: 1 },
     deliver: () => {},
-    registration: true,
-    verifyTtl: 1,
+    registration: { ttl: 1 },
+    account: { emailChange: true, verifyTtl: 1, revertTtl: 1 },
     reauthMaxAge: 1,
     refresh: { idleTimeout: 1, maxLifetime: 1 },
     throttle: { blockSeconds: 1, maxBlockSeconds: 1, forgetAfterSeconds: 1, deviceTtl: 1 },

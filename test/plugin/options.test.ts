@@ -79,6 +79,11 @@ const cases: Array<[string, (options: any) => unknown, string]> = [
   ['hashing threads 1.5', (o) => ({ ...o, hashing: { threads: 1.5 } }), 'hashing.threads must be a whole number from 1 to 1024'],
   ['hashing threads 1025', (o) => ({ ...o, hashing: { threads: 1025 } }), 'hashing.threads must be a whole number from 1 to 1024'],
   ['negative hashing queue', (o) => ({ ...o, hashing: { maxQueue: -1 } }), 'hashing.maxQueue must be a whole number from 0 to 1000000'],
+  ['mfa.ttl 0', (o) => ({ ...o, mfa: { ttl: 0 } }), 'mfa.ttl must be a whole number of seconds from 1 to 3600'],
+  ['mfa.ttl 1.5', (o) => ({ ...o, mfa: { ttl: 1.5 } }), 'mfa.ttl must be a whole number of seconds from 1 to 3600'],
+  ['passwordReset.ttl 0', (o) => ({ ...o, deliver: () => {}, passwordReset: { ttl: 0 } }), 'passwordReset.ttl must be a whole number of seconds from 1 to 86400'],
+  ['registration.ttl above 30 days', (o) => ({ ...o, deliver: () => {}, registration: { ttl: 30 * 86_400 + 1 } }), 'registration.ttl must be a whole number of seconds from 1 to 2592000'],
+  ['account.verifyTtl 0', (o) => ({ ...o, account: { verifyTtl: 0 } }), 'account.verifyTtl must be a whole number of seconds from 1 to 2592000'],
   ['store timeout 0', (o) => ({ ...o, storeTimeout: 0 }), 'storeTimeout must be a whole number of milliseconds from 1 to 60000'],
   ['onEvent not a function', (o) => ({ ...o, onEvent: 'log' }), 'onEvent must be a function'],
   ['guard name with a space', (o) => ({ ...o, decorators: { authenticate: 'my guard' } }), 'decorators.authenticate must be false or a name of letters, digits, _ and $, not starting with a digit'],
@@ -102,8 +107,25 @@ const misspelt: Array<[string, (options: any) => unknown, string]> = [
   ['hashing.maxqueue', (o) => ({ ...o, hashing: { maxqueue: 4 } }), 'unknown option hashing.maxqueue: did you mean hashing.maxQueue?'],
   ['decorators.acount', (o) => ({ ...o, decorators: { acount: 'member' } }), 'unknown option decorators.acount: did you mean decorators.account?'],
   ['decorators as a string', (o) => ({ ...o, decorators: 'authenticate' }), 'decorators must be an object'],
-  ['options not an object', () => 'secret', 'the options are required, e.g. { accounts, jwt: { secret } }']
+  ['options not an object', () => 'secret', 'the options are required, e.g. { accounts, jwt: { secret } }'],
+  ['mfa.ttll', (o) => ({ ...o, mfa: { ttll: 60 } }), 'unknown option mfa.ttll: did you mean mfa.ttl?'],
+  ['mfa.stor', (o) => ({ ...o, mfa: { stor: {} } }), 'unknown option mfa.stor: did you mean mfa.store?'],
+  ['mfa.mfaTtl, the old name inside the group', (o) => ({ ...o, mfa: { mfaTtl: 60 } }), 'unknown option mfa.mfaTtl: did you mean mfa.ttl?'],
+  ['passwordReset.tll', (o) => ({ ...o, passwordReset: { tll: 60 } }), 'unknown option passwordReset.tll: did you mean passwordReset.ttl?'],
+  ['registration.field', (o) => ({ ...o, registration: { field: {} } }), 'unknown option registration.field: did you mean registration.fields?'],
+  ['account.verifyTTL', (o) => ({ ...o, account: { verifyTTL: 60 } }), 'unknown option account.verifyTTL: did you mean account.verifyTtl?']
 ]
+
+// Options of earlier versions that moved into their feature's group: each names its new place, whatever else is set.
+const moved: Array<[string, (options: any) => unknown, string]> = [
+  ['mfaTtl', (o) => ({ ...o, mfa: true, mfaTtl: 60 }), 'mfaTtl moved: use mfa: { ttl }'],
+  ['mfaStore', (o) => ({ ...o, mfa: true, mfaStore: {} }), 'mfaStore moved: use mfa: { store }'],
+  ['passkeyTtl', (o) => ({ ...o, passkeyTtl: 60 }), 'passkeyTtl moved: use passkeys: { ttl }'],
+  ['passkeyStore', (o) => ({ ...o, passkeyStore: {} }), 'passkeyStore moved: use passkeys: { store }'],
+  ['resetTtl', (o) => ({ ...o, passwordReset: true, resetTtl: 60 }), 'resetTtl moved: use passwordReset: { ttl }'],
+  ['verifyTtl', (o) => ({ ...o, registration: true, verifyTtl: 60 }), 'verifyTtl moved: use registration: { ttl } for Register\'s link, and account: { verifyTtl } for ChangeEmail\'s']
+]
+cases.push(...moved.map(([name, make, message]): [string, (options: any) => unknown, string] => [`moved: ${name}`, make, message]))
 cases.push(...misspelt.map(([name, make, message]): [string, (options: any) => unknown, string] => [`misspelt: ${name}`, make, message]))
 
 for (const [name, makeOptions, message] of cases) {

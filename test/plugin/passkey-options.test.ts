@@ -21,7 +21,8 @@ async function registrationError (options: unknown): Promise<Error & { code?: st
 
 const cases: Array<[string, Record<string, unknown>, string]> = [
   ['a misspelt passkeys option', { passkeys: { ...RP, origin: RP.origins } }, 'unknown option passkeys.origin: did you mean passkeys.origins?'],
-  ['a misspelt top-level option', { passkeyTTL: 60 }, 'unknown option passkeyTTL: did you mean passkeyTtl?'],
+  ['a misspelt top-level option', { passkey: RP }, 'unknown option passkey: did you mean passkeys?'],
+  ['a misspelt option in the group', { passkeys: { ...RP, ttL: 60 } }, 'unknown option passkeys.ttL: did you mean passkeys.ttl?'],
   ['passkeys: true (no relying party)', { passkeys: true }, 'passkeys must be false or { rpId, rpName, origins }'],
   ['an rpId with a scheme', { passkeys: { ...RP, rpId: 'https://example.com' } }, 'passkeys.rpId must be a lower-case domain'],
   ['an rpId with a port', { passkeys: { ...RP, rpId: 'example.com:443' } }, 'passkeys.rpId must be a lower-case domain'],
@@ -32,9 +33,9 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ['an origin of another site', { passkeys: { ...RP, origins: ['https://example.org'] } }, 'passkeys.origins: https://example.org is not on rpId example.com'],
   ['an origin that only ends like the rpId', { passkeys: { ...RP, origins: ['https://badexample.com'] } }, 'passkeys.origins: https://badexample.com is not on rpId example.com'],
   ['max 0', { passkeys: { ...RP, max: 0 } }, 'passkeys.max must be a whole number from 1 to 100'],
-  ['passkeyTtl 0', { passkeys: RP, passkeyTtl: 0 }, 'passkeyTtl must be a whole number of seconds from 1 to 3600'],
-  ['a passkey store without use()', { passkeys: RP, passkeyStore: { userHandle () {}, generation () {}, add () {}, get () {}, list () {}, remove () {}, removeAll () {} } }, 'the "passkeyStore" store has no method use()'],
-  ['a passkey store without generation()', { passkeys: RP, passkeyStore: { userHandle () {}, add () {}, get () {}, list () {}, use () {}, remove () {}, removeAll () {} } }, 'the "passkeyStore" store has no method generation()'],
+  ['passkeys.ttl 0', { passkeys: { ...RP, ttl: 0 } }, 'passkeys.ttl must be a whole number of seconds from 1 to 3600'],
+  ['a passkey store without use()', { passkeys: { ...RP, store: { userHandle () {}, generation () {}, add () {}, get () {}, list () {}, remove () {}, removeAll () {} } } }, 'the "passkeys.store" store has no method use()'],
+  ['a passkey store without generation()', { passkeys: { ...RP, store: { userHandle () {}, add () {}, get () {}, list () {}, use () {}, remove () {}, removeAll () {} } } }, 'the "passkeys.store" store has no method generation()'],
   ['passwordReset.keepPasskey', { deliver: () => {}, passwordReset: { keepPasskey: true } }, 'unknown option passwordReset.keepPasskey: did you mean passwordReset.keepPasskeys?'],
   ['passwordReset.keepPasskeys not a boolean', { deliver: () => {}, passwordReset: { keepPasskeys: 'yes' } }, 'passwordReset.keepPasskeys must be true or false']
 ]
@@ -54,7 +55,7 @@ t.test('accepted: subdomain origins, localhost over http, a lifetime of 1 s; the
   ]) {
     const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
     t.teardown(async () => { await app.close() })
-    await app.register(passwordAuth, { ...base(), passkeys, passkeyTtl: 1 })
+    await app.register(passwordAuth, { ...base(), passkeys: { ...passkeys, ttl: 1 } })
     await app.ready()
     const options = await app.inject({ method: 'POST', url: '/Auth/Passkeys/LoginOptions' })
     t.equal(options.statusCode, 200)

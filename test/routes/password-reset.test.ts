@@ -118,7 +118,7 @@ t.test('tokens that are not live are one 400: unknown, malformed, replaced, expi
   expectProblem(t, await reset(first), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID', 'replaced by the second')
 
   // Expiry in an app of its own, so no other case here can pass because its token ran out.
-  const short = await resetApp(t, { resetTtl: 1 })
+  const short = await resetApp(t, { passwordReset: { ttl: 1 } })
   const expiring = await short.resetToken()
   await sleep(1100)
   expectProblem(t, await short.reset(expiring), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID', 'expired')
@@ -225,9 +225,9 @@ t.test('input rules and store outages', async (t) => {
   for (const email of [EMAIL, 'nobody@example.com']) expectProblem(t, await down.forgot(email), 503, 'FST_PWAUTH_UNAVAILABLE', `${email}: 503 alike`)
 })
 
-t.test('options: passwordReset needs deliver; resetTtl and mailLimit are checked; the routes are off by default', async (t) => {
+t.test('options: passwordReset needs deliver; passwordReset.ttl and mailLimit are checked; the routes are off by default', async (t) => {
   await t.rejects(buildTestApp(t, { auth: { passwordReset: true } }), /passwordReset needs deliver/)
-  await t.rejects(buildTestApp(t, { auth: { passwordReset: true, deliver: () => {}, resetTtl: 0 } }), /resetTtl must be/)
+  await t.rejects(buildTestApp(t, { auth: { passwordReset: { ttl: 0 }, deliver: () => {} } }), /passwordReset\.ttl must be/)
   await t.rejects(buildTestApp(t, { auth: { deliver: 'mail' as unknown as () => void } }), /deliver must be a function/)
   await t.rejects(buildTestApp(t, { auth: { mailLimit: 0 } }), /mailLimit must be/)
   const { app } = await buildTestApp(t)

@@ -180,7 +180,7 @@ t.test('races: 20 verifications of one token give one account; two pending regis
 })
 
 t.test('an expired verification link is dead', async (t) => {
-  const { registrationToken, verify } = await registrationApp(t, { verifyTtl: 1 })
+  const { registrationToken, verify } = await registrationApp(t, { registration: { ttl: 1 } })
   const token = await registrationToken(NEW)
   await sleep(1100)
   expectProblem(t, await verify(token), 400, 'FST_PWAUTH_VERIFY_TOKEN_INVALID')
@@ -224,7 +224,7 @@ t.test('options: registration needs deliver and a store that creates accounts; f
   await t.rejects(buildTestApp(t, { auth: { registration: { fields: { name: 'string' as unknown as object } }, deliver: () => {} } }), /must be a TypeBox schema/)
   await t.rejects(buildTestApp(t, { auth: { registration: { fields: { name: { type: 'string' } } }, deliver: () => {} } }), /registration\.fields\.name must be a TypeBox schema/,
     'a plain JSON Schema fails at registration, not at ready()')
-  await t.rejects(buildTestApp(t, { auth: { verifyTtl: 0 } }), /verifyTtl must be/)
+  await t.rejects(buildTestApp(t, { auth: { registration: { ttl: 0 }, deliver: () => {} } }), /registration\.ttl must be/)
   const { app } = await buildTestApp(t)
   t.equal((await app.inject({ method: 'POST', url: '/Auth/Register', payload: {} })).statusCode, 404, 'off by default')
   t.ok(new MemoryAccountStore().create, 'the memory store creates accounts')

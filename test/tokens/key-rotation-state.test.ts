@@ -13,7 +13,7 @@ const reachable = async (step: number) => { await sleep(Math.max(0, (step - 1) *
 
 /** The stores several instances share, and an instance over them holding `keys`, whose messages land in `messages`. */
 function deployment (t: Test, shared: Partial<PasswordAuthOptions> = {}) {
-  const stores = { attempts: new MemoryAttemptStore(), oneTimeTokens: new MemoryOneTimeTokenStore(), mfaStore: new MemoryMfaStore(), ...shared }
+  const stores = { attempts: new MemoryAttemptStore(), oneTimeTokens: new MemoryOneTimeTokenStore(), mfa: { store: new MemoryMfaStore() }, ...shared }
   const messages: PasswordAuthMessage[] = []
   let first: TestApp | undefined
   const instance = async (keys: JwtKey[], auth: Partial<PasswordAuthOptions> = {}): Promise<TestApp> => {
@@ -23,7 +23,6 @@ function deployment (t: Test, shared: Partial<PasswordAuthOptions> = {}) {
         ...first === undefined ? {} : { accounts: first.accounts, sessions: first.sessions },
         jwt: { keys },
         passwordReset: true,
-        mfa: true,
         deliver: (message) => { messages.push(message) },
         ...auth
       }
@@ -78,7 +77,7 @@ t.test('a reset link asked before a rotation, or on an instance with the keys in
 })
 
 t.test('a login challenge made on one instance is answered on one holding the keys in the other order; its wrong codes count once', async (t) => {
-  const shared = { attempts: new MemoryAttemptStore(), oneTimeTokens: new MemoryOneTimeTokenStore(), mfaStore: new MemoryMfaStore() }
+  const shared = { attempts: new MemoryAttemptStore(), oneTimeTokens: new MemoryOneTimeTokenStore(), mfa: { store: new MemoryMfaStore() } }
   const a = await mfaApp(t, { ...shared, jwt: { keys: [OLD, NEW] } })
   const b = await mfaApp(t, { ...shared, accounts: a.accounts, sessions: a.sessions, jwt: { keys: [NEW, OLD] } })
   const { secret, step } = await a.enable()
@@ -94,24 +93,24 @@ t.test('a login challenge made on one instance is answered on one holding the ke
 })
 
 t.test('a TOTP secret sealed under the old key is re-sealed at its next use: removing the old key then locks nobody out', async (t) => {
-  const shared = { mfaStore: new MemoryMfaStore() }
+  const shared = { mfa: { store: new MemoryMfaStore() } }
   const before = await mfaApp(t, { ...shared, jwt: { keys: [OLD] } })
   const { secret, step } = await before.enable()
   const during = await mfaApp(t, { ...shared, accounts: before.accounts, sessions: before.sessions, jwt: { keys: [NEW, OLD] } })
   const next = step + 1
   await reachable(next)
   t.equal((await during.loginMfa(await during.challenge(), totpCode(secret, next))).statusCode, 200)
-  const sealed = (await shared.mfaStore.get(before.ada.id))!.secret
+  const sealed = (await shared.mfa.store.get(before.ada.id))!.secret
   const after = await mfaApp(t, { ...shared, accounts: before.accounts, sessions: before.sessions, jwt: { keys: [NEW] } })
   await reachable(next + 1)
   t.equal((await after.loginMfa(await after.challenge(), totpCode(secret, next + 1))).statusCode, 200, `logs in with the old key gone (${sealed.split('.')[1]!})`)
 })
 
 t.test('passwordAuth.reseal() re-seals every secret an older key sealed, pending ones too; then the old key can go', async (t) => {
-  const shared = { mfaStore: new MemoryMfaStore() }
+  const shared = { mfa: { store: new MemoryMfaStore() } }
   const before = await mfaApp(t, { ...shared, jwt: { keys: [OLD] } })
   const { secret } = await before.enable()
-  await shared.mfaStore.begin('pending-account', (await shared.mfaStore.get(before.ada.id))!.secret)
+  await shared.mfa.store.begin('pending-account', (await shared.mfa.store.get(before.ada.id))!.secret)
   const during = await mfaApp(t, { ...shared, accounts: before.accounts, sessions: before.sessions, jwt: { keys: [NEW, OLD] } })
   t.same(await during.app.passwordAuth.reseal(), { resealed: 1, unreadable: 1 }, 'the copied secret opens for no other account: unreadable')
   t.same(await during.app.passwordAuth.reseal(), { resealed: 0, unreadable: 1 }, 'a second run has nothing left to re-seal')

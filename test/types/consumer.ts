@@ -148,13 +148,13 @@ const deliver = async (message: PasswordAuthMessage): Promise<void> => {
 }
 await app.register(async (signUp) => {
   await signUp.register(passwordAuth, {
-    ...options, deliver, passwordReset: true, registration: { fields: { displayName: Type.String({ maxLength: 80 }) } }, verifyTtl: 3600, resetTtl: 900, mailLimit: 3
+    ...options, deliver, passwordReset: { ttl: 900 }, registration: { ttl: 3600, fields: { displayName: Type.String({ maxLength: 80 }) } }, mailLimit: 3
   })
 }, { prefix: '/signup' })
 // Two factors, with a store of the host's choosing; a route that demands them.
 await app.register(async (twoFactor) => {
   const mfaStore: MfaStore = new MemoryMfaStore()
-  await twoFactor.register(passwordAuth, { ...options, mfa: { issuer: 'Example' }, mfaTtl: 120, mfaStore })
+  await twoFactor.register(passwordAuth, { ...options, mfa: { issuer: 'Example', ttl: 120, store: mfaStore } })
   twoFactor.get('/payouts', authenticated({ requireMfa: true, maxAuthAge: 300 }, async (request) => request.account.id))
   twoFactor.get('/payouts-hook', { onRequest: [authenticate, requireMfa] }, async () => 'ok')
 }, { prefix: '/two-factor' })

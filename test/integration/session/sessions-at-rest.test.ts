@@ -74,7 +74,7 @@ t.test('a logged-out token stays dead with the app\'s clock behind Redis\'s (not
 
 /** Turns two factors on through `store` and logs in with a code; nothing the store holds may yield a code. */
 async function checkMfaAtRest (t: Test, store: MfaStore, dump: () => Promise<string>): Promise<void> {
-  const { enable, challenge, loginMfa } = await mfaApp(t, { mfaStore: store })
+  const { enable, challenge, loginMfa } = await mfaApp(t, { mfa: { store } })
   const { secret, recoveryCodes, step } = await enable()
   t.equal((await loginMfa(await challenge(), totpCode(secret, step + 1))).statusCode, 200)
   t.equal((await loginMfa(await challenge(), recoveryCodes[0])).statusCode, 200)

@@ -5,7 +5,7 @@ import { createPostgresSchema, passkeysTableSql, PostgresPasskeyStore } from '..
 import { RedisPasskeyStore } from '../../../lib/stores/redis/index.js'
 import { passkeyStoreContract } from '../../../lib/stores/testing/index.js'
 import { PASSWORD } from '../../helpers/app.js'
-import { passkeyApp } from '../../helpers/passkeys.js'
+import { PASSKEYS, passkeyApp } from '../../helpers/passkeys.js'
 import { deleteKeys, namespacePool, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../../helpers/services.js'
 
 const PREFIX = `test:${process.pid}:${Date.now().toString(36)}:passkeys:`
@@ -55,7 +55,7 @@ t.test('RedisPasskeyStore keeps the contract with its commands spread over two c
  * handle is neither the account id nor the e-mail.
  */
 async function checkAtRest (t: Test, store: PasskeyStore, dump: () => Promise<string>): Promise<void> {
-  const { token, signIn, authenticator, ada, post } = await passkeyApp(t, { passkeyStore: store })
+  const { token, signIn, authenticator, ada, post } = await passkeyApp(t, { passkeys: { ...PASSKEYS, store } })
   const key = authenticator()
   const accessToken = await token()
   const options = (await post('/Passkeys/RegisterOptions', accessToken)).json()
@@ -100,7 +100,7 @@ t.test('Redis holds only public material of a passkey', { skip: redisUnavailable
 
 /** Ten registrations, each racing admin.removePasskeys through the routes on `store`: after both, nothing signs in. */
 async function raceRemovals (t: Test, store: PasskeyStore): Promise<void> {
-  const { app, token, authenticator, ada, post, signIn } = await passkeyApp(t, { passkeyStore: store })
+  const { app, token, authenticator, ada, post, signIn } = await passkeyApp(t, { passkeys: { ...PASSKEYS, store } })
   const answers: number[] = []
   for (let round = 0; round < 10; round++) {
     const accessToken = await token()

@@ -166,14 +166,13 @@ t.test('SQLite serves one process: beside a state store instances share, registr
   })
   const attempts = new MemoryAttemptStore()
   const hostAttempts = { reserve: attempts.reserve.bind(attempts), settle: attempts.settle.bind(attempts) }
-  t.match(await register(t, { sessions: new SqliteSessionStore({ database }), mfa: true, mfaStore: new SqliteMfaStore({ database }), attempts: hostAttempts }),
-    { message: /sessions, mfaStore are in SQLite, which serves one process, but attempts is in a store instances share/ })
+  t.match(await register(t, { sessions: new SqliteSessionStore({ database }), mfa: { store: new SqliteMfaStore({ database }) }, attempts: hostAttempts }),
+    { message: /sessions, mfa\.store are in SQLite, which serves one process, but attempts is in a store instances share/ })
   t.equal(await register(t, {
     accounts: new SqliteAccountStore({ database }),
     sessions: new SqliteSessionStore({ database }),
     attempts: new SqliteAttemptStore({ database }),
-    mfa: { trustDays: 1, trustedDevices: new SqliteTrustedDeviceStore({ database }) },
-    mfaStore: new SqliteMfaStore({ database })
+    mfa: { store: new SqliteMfaStore({ database }), trustDays: 1, trustedDevices: new SqliteTrustedDeviceStore({ database }) }
   }), undefined, 'every state store in SQLite, one-time tokens in this process\'s memory: one process, accepted (no "shared sessions" refusal)')
   t.equal(await register(t, { sessions: new SqliteSessionStore({ database }), oneTimeTokens: new SqliteOneTimeTokenStore({ database }), passwordReset: true, deliver: async () => {} }),
     undefined, 'accounts may live anywhere')
