@@ -7,11 +7,14 @@
  *   index.ts     the public API: the fp wrapper, the exports, the type augmentation
  *   plugin.ts    wires the rooms' parts together at registration
  *   options.ts   the plugin's options: the shared ones, then each room's door
- *   routes/      the handlers, one folder per journey: sign-in/ (Login, LoginMfa), sign-up/ (Register,
+ *   routes/      the handlers, one folder per journey: sign-in/ (Login, LoginMfa, LoginMfa/Options, LoginPasskey,
+ *                Passkeys/LoginOptions, and finish-sign-in.ts, the end every sign-in shares: a new method is a file
+ *                there that checks its proof and hands it to finishSignIn), sign-up/ (Register,
  *                VerifyEmail), recovery/ (ForgotPassword, ResetPassword), account/ (ChangeEmail, VerifyEmailChange,
  *                RevertEmailChange, DeleteAccount, Account/Export), security/ (ChangePassword, Reauthenticate, Mfa/*,
  *                Passkeys/*, Sessions/Devices), sessions/ (Logout, Refresh, Sessions); beside them their shared
- *                context, the Fastify contexts they are registered in (index.ts), JWKS, and the answers of refused
+ *                context, the Fastify contexts they are registered in (index.ts: the per-IP limit once, around the
+ *                routes it counts), JWKS, and the answers of refused
  *                checks (refusals.ts: refuseResetRequired too). They call no store: accounts through account/, the
  *                rest through the services of the rooms below
  *   account/     the account service: the routes' and the admin API's one door to the account store (service.ts),
@@ -27,14 +30,15 @@
  *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
  *     passkeys/  WebAuthn through @simplewebauthn/server (loaded only when on): challenges, verification, signature counters
  *   throttle/ session/
- *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
+ *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options; the
+ *                bracket every counter runs in (counted.ts) and the table of every counter's key (counter-keys.ts)
  *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account rule
  *                (account-rule.ts: does a token's account still stand, defined once here, below the guard that
  *                checks it on every request); the host's session API; cookie mode's cookies
  *   tokens/ http/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
- *                verification links, login challenges)
+ *                verification links, login challenges) and their purposes, each with its slot rule (purposes.ts)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
  *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
  *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, sqlite/, the store-call deadline, the

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { PasswordAuthAccount } from '../stores/types.js'
-import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from './email-purposes.js'
+import { PURPOSE, type TokenPurpose } from '../tokens/purposes.js'
 import type { AccountParts } from './parts.js'
 
 /**
@@ -14,7 +14,9 @@ export async function forgetEverywhere (parts: AccountParts, request: FastifyReq
   formerEmails: string[]): Promise<{ failed: string[], error?: unknown }> {
   const { sessionService, secondFactor, trustedDevices, oneTimeTokens, throttle, mailLimit, passkeys, activity, storeCall } = parts
   const caller = request ?? { log: parts.log }
-  const tokens: Array<string | [string, string]> = ['password_reset', EMAIL_CHANGE, [EMAIL_REVERT, account.email], ...formerEmails.map((email) => [EMAIL_LEFT, email] as [string, string])]
+  const tokens: Array<TokenPurpose | [TokenPurpose, string]> = [
+    PURPOSE.passwordReset, PURPOSE.emailChange, [PURPOSE.emailRevert, account.email], ...formerEmails.map((email) => [PURPOSE.emailLeft, email] as [TokenPurpose, string])
+  ]
   const forgets: Array<[string, (() => Promise<unknown>) | undefined]> = [
     ['sessions', async () => await sessionService.forget(request, account.id)],
     ['mfa', secondFactor === undefined ? undefined : async () => await secondFactor.forget(caller, account.id)],
@@ -49,7 +51,7 @@ export async function deleteAccount (parts: AccountParts, request: FastifyReques
   const { accounts, oneTimeTokens, emit, outbox } = parts
   const caller = request ?? { log: parts.log }
   // Read before anything goes: the notes go with the account's tokens.
-  const formerEmails = (await oneTimeTokens.notes(caller, EMAIL_LEFT, account.id)).filter((email) => email !== account.email)
+  const formerEmails = (await oneTimeTokens.notes(caller, PURPOSE.emailLeft, account.id)).filter((email) => email !== account.email)
   if (!await accounts.delete(caller, account.id)) return false
   const { failed, error } = await forgetEverywhere(parts, request, account, formerEmails)
   emit(request, { type: 'account.deleted', accountId: account.id, email: account.email, ...(failed.length > 0 ? { leftovers: failed } : {}) })

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { PasswordAuthAccount } from '../stores/types.js'
-import { EMAIL_CHANGE } from './email-purposes.js'
 import type { AccountParts } from './parts.js'
+import { PURPOSE } from '../tokens/purposes.js'
 
 /**
  * How the password was replaced: by its owner with the current one (ChangePassword), with a reset link
@@ -25,7 +25,7 @@ export async function afterNewPassword ({ trustedDevices, sessionService, passke
   if (by.via === 'email_reverted') {
     await sessionService.endAll(request, id, 'email_changed')
     await passkeys?.removeAll(request, id)
-    await oneTimeTokens.forget(request, id, [EMAIL_CHANGE, 'password_reset'])
+    await oneTimeTokens.forget(request, id, [PURPOSE.emailChange, PURPOSE.passwordReset])
     await throttle.forget(request, email).catch(() => {})
   } else {
     await trustedDevices?.endAll(request, id, by.via)

@@ -1,8 +1,8 @@
-import { createHmac } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
+import { COUNTER_KEYS } from '../throttle/counter-keys.js'
 import { reserveOnEvery } from '../throttle/reserve-attempt.js'
 import { MESSAGE_TYPES, type PasswordAuthMessage } from './outbox.js'
 
@@ -29,7 +29,7 @@ const FIXED_BUDGETS: Partial<Record<PasswordAuthMessage['type'], ThrottlePolicy>
 
 /**
  * The per-address budgets of the messages a request can ask for (contract §13): `limit` per address, message
- * type and sliding hour, counted in the attempt store under `mail.<type>.<HMAC of the address>`. A budget per
+ * type and sliding hour, counted in the attempt store (COUNTER_KEYS.mail). A budget per
  * type, so a flood of one kind (sign-ups of a taken address) never starves another (its reset link).
  */
 export class MailLimit {
@@ -66,6 +66,6 @@ export class MailLimit {
 
   /** The budget's key under each configured key (one, unless a rotation is under way). */
   #keys (email: string, type: PasswordAuthMessage['type']): string[] {
-    return this.#keyMacs.map((keyMac) => `mail.${type}.${createHmac('sha256', keyMac).update(email).digest('base64url')}`)
+    return this.#keyMacs.map((keyMac) => COUNTER_KEYS.mail(keyMac, type, email))
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { PasswordAuthAccount } from '../stores/types.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
+import { PURPOSE } from '../tokens/purposes.js'
 import type { MailLimit } from './mail-limit.js'
 import type { Outbox } from './outbox.js'
 
@@ -22,7 +23,7 @@ export function createResetLinks ({ oneTimeTokens, outbox, mailLimit, ttlMs }: {
     async send (caller, account) {
       const request = 'request' in caller ? caller.request : undefined
       if (request !== undefined && !await mailLimit.take(request, account.email, 'password_reset')) return false
-      const token = await oneTimeTokens.issue(request ?? caller as { log: FastifyBaseLogger }, 'password_reset', account, ttlMs)
+      const token = await oneTimeTokens.issue(request ?? caller as { log: FastifyBaseLogger }, PURPOSE.passwordReset, account, ttlMs)
       outbox.send(request, { type: 'password_reset', to: account.email, token, expiresAt: Date.now() + ttlMs, accountId: account.id })
       return true
     }

@@ -1,9 +1,10 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AttemptStore, MfaStore, PasswordAuthAccount, StoredMfa, ThrottlePolicy } from '../stores/types.js'
-import { accountGroup } from '../throttle/account-group.js'
-import { reserveAttempt, retryAfterSeconds, type ReservedAttempt } from '../throttle/reserve-attempt.js'
+import { forgetCounter, outcomeOfCheck, runCounted, settleSuccess } from '../throttle/counted.js'
+import { COUNTER_KEYS } from '../throttle/counter-keys.js'
+import { reserveAttempt, reserveInTurn, retryAfterSeconds } from '../throttle/reserve-attempt.js'
 import type { TokenGuesses } from '../throttle/token-guesses.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { RecoveryCodes } from './recovery-codes.js'
@@ -40,15 +41,15 @@ export type ConfirmCheck = { outcome: 'accepted', recoveryCodes: string[] } | { 
 
 /** Where a code counts (contract §15). */
 export interface CodeCounting {
-  /** The guesses key of the one-time token the code came with (a login challenge, a reset link): its 5th wrong code kills it. */
-  tokenKey?: string
+  /** The one-time token the code came with (a login challenge, a reset link): its 5th wrong code kills it. */
+  token?: string
   /**
    * The known device the request proved for the account's address (KnownDevices.recognise): its own code
    * counter judges the code instead of the account's, so a stranger with the password cannot hold the
    * owner's device out.
    */
   deviceId?: string | null
-  /** Codes sent with a reset link count on the link alone (tokenKey), never on an account or device counter. */
+  /** Codes sent with a reset link count on the link alone (token), never on an account or device counter. */
   tokenOnly?: boolean
 }
 
@@ -179,12 +180,12 @@ export class SecondFactor {
    * the account has two factors off (nothing counted); with them on, a missing code is `missing`, not
    * counted. Where a code counts: see CodeCounting.
    */
-  async check (request: FastifyRequest, accountId: string, code: string | undefined, { recovery = true, tokenKey, deviceId = null, tokenOnly = false }: CodeCounting & { recovery?: boolean } = {}):
+  async check (request: FastifyRequest, accountId: string, code: string | undefined, { recovery = true, token, deviceId = null, tokenOnly = false }: CodeCounting & { recovery?: boolean } = {}):
   Promise<SecondFactorCheck> {
     const record = await this.#get(request, accountId)
     if (record === null || !record.enabled) return { outcome: 'off' }
     if (code === undefined) return { outcome: 'missing' }
-    return await this.#checkCounted(request, accountId, record, async () => await this.#verify(request, accountId, record, code, recovery), { tokenKey, deviceId, tokenOnly })
+    return await this.#checkCounted(request, accountId, record, async () => await this.#verify(request, accountId, record, code, recovery), { token, deviceId, tokenOnly })
   }
 
   /**
@@ -197,21 +198,22 @@ export class SecondFactor {
     return await this.#checkCounted(request, accountId, record, async () => await verify() ? ACCEPTED : REJECTED, counting)
   }
 
-  async #checkCounted (request: FastifyRequest, accountId: string, record: StoredMfa, run: () => Promise<CodeCheck>, { tokenKey, deviceId = null, tokenOnly = false }: CodeCounting):
+  async #checkCounted (request: FastifyRequest, accountId: string, record: StoredMfa, run: () => Promise<CodeCheck>, { token, deviceId = null, tokenOnly = false }: CodeCounting):
   Promise<SecondFactorCheck> {
-    // In the account's group, so the counter of a challenge or link with wrong codes goes when the account is deleted.
-    const token = tokenKey === undefined ? undefined : await this.#tokenGuesses.reserve(request, `${accountGroup(accountId)}/${tokenKey}`)
-    // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
-    if (token === null) return REJECTED
-    let result: CodeCheck
-    try {
-      const counter = tokenOnly ? null : this.#counterKeys(accountId, deviceId)
+    const counter = tokenOnly ? null : this.#counterKeys(accountId, deviceId)
+    let result: CodeCheck | { outcome: 'throttled', retryAfter: number }
+    let blockMs = 0
+    if (token === undefined) {
       result = await this.#counted(request, counter, run)
-    } catch (err) {
-      await token?.settle('cancel').catch(() => {})
-      throw err
+    } else {
+      // The token's guesses count in the account's group, so a challenge's or a link's counter goes when the account is deleted.
+      const guess = await runCounted(async () => await this.#tokenGuesses.reserve(request, COUNTER_KEYS.tokenGuesses(accountId, token)),
+        async () => await this.#counted(request, counter, run), outcomeOfCheck)
+      // Spent (the token was killed at its 5th wrong code), or as many codes in flight as it has left.
+      if ('refused' in guess) return REJECTED
+      result = guess.result
+      blockMs = guess.blockMs
     }
-    const blockMs = await token?.settle(result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel') ?? 0
     if (result.outcome === 'accepted') {
       // A secret an older key sealed is re-sealed at its use, so removing that key later locks nobody out.
       if (!this.#box.isCurrent(record.secret)) {
@@ -252,8 +254,8 @@ export class SecondFactor {
   /** Forgets the account's code failures and lifts its block and lock, as a password reset does. */
   async clearFailures (request: FastifyRequest, accountId: string): Promise<void> {
     const { key, lockKey } = this.#counterKeys(accountId, null)
-    await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(key, randomUUID(), 'success', this.#policy))
-    await this.#storeCall(request.log, 'attempts.settle', () => this.#attempts.settle(lockKey, randomUUID(), 'success', this.#lockPolicy))
+    await settleSuccess(this.#attempts, this.#storeCall, request.log, key, this.#policy)
+    await settleSuccess(this.#attempts, this.#storeCall, request.log, lockKey, this.#lockPolicy)
   }
 
   /**
@@ -263,58 +265,32 @@ export class SecondFactor {
   async forget (caller: { log: FastifyBaseLogger }, accountId: string): Promise<boolean> {
     const wasOn = await this.#storeCall(caller.log, 'mfa.disable', () => this.#store.disable(accountId))
     const { key, lockKey } = this.#counterKeys(accountId, null)
-    for (const counter of [key, lockKey]) {
-      await this.#storeCall(caller.log, 'attempts.clear', async () => {
-        if (this.#attempts.clear !== undefined) await this.#attempts.clear(counter)
-        else await this.#attempts.settle(counter, randomUUID(), 'success', counter === key ? this.#policy : this.#lockPolicy)
-      })
-    }
+    await forgetCounter(this.#attempts, this.#storeCall, caller.log, key, this.#policy)
+    await forgetCounter(this.#attempts, this.#storeCall, caller.log, lockKey, this.#lockPolicy)
     return wasOn
   }
 
   /** The attempt-store keys of a code counter: the account's, or a known device's own. */
   #counterKeys (accountId: string, deviceId: string | null): { key: string, lockKey: string } {
     return deviceId === null
-      ? { key: `mfa.${accountId}`, lockKey: `mfa-lock.${accountId}` }
-      : { key: `${accountGroup(accountId)}/mfa-device.${deviceId}`, lockKey: `${accountGroup(accountId)}/mfa-device-lock.${deviceId}` }
+      ? { key: COUNTER_KEYS.codes(accountId), lockKey: COUNTER_KEYS.codesLock(accountId) }
+      : { key: COUNTER_KEYS.deviceCodes(accountId, deviceId), lockKey: COUNTER_KEYS.deviceCodesLock(accountId, deviceId) }
   }
 
   /**
-   * Runs one code check on a code counter (none for a reset link's codes): reserved first on the counter
-   * and on its lock (a blocked or locked counter gets `throttled`), then settled on both as a success
-   * (`accepted`) or a failure (`rejected`); anything else (a store failure, `no_setup`) counts neither way.
+   * Runs one code check on a code counter (none for a reset link's codes): one attempt reserved on the counter, then
+   * on its lock (a blocked or locked counter gets `throttled`), settled on both as a success (`accepted`) or a
+   * failure (`rejected`); anything else (a store failure, `no_setup`) counts neither way.
    */
   async #counted<T extends { outcome: string }> (request: FastifyRequest, counter: { key: string, lockKey: string } | null, run: () => Promise<T>):
   Promise<T | { outcome: 'throttled', retryAfter: number }> {
     if (counter === null) return await run()
-    const attempt = await this.#reserve(request, counter.key, this.#policy)
-    if (!('settle' in attempt)) return attempt
-    let lock
-    try {
-      lock = await this.#reserve(request, counter.lockKey, this.#lockPolicy)
-    } catch (err) {
-      await attempt.settle('cancel').catch(() => {})
-      throw err
-    }
-    if (!('settle' in lock)) {
-      await attempt.settle('cancel').catch(() => {})
-      return lock
-    }
-    let result
-    try {
-      result = await run()
-    } catch (err) {
-      await Promise.all([attempt.settle('cancel'), lock.settle('cancel')]).catch(() => {})
-      throw err
-    }
-    const outcome = result.outcome === 'rejected' ? 'failure' : result.outcome === 'accepted' ? 'success' : 'cancel'
-    await Promise.all([attempt.settle(outcome), lock.settle(outcome)])
-    return result
-  }
-
-  async #reserve (request: FastifyRequest, key: string, policy: ThrottlePolicy): Promise<ReservedAttempt | { outcome: 'throttled', retryAfter: number }> {
-    const attempt = await reserveAttempt(this.#attempts, this.#storeCall, request.log, key, policy)
-    return 'settle' in attempt ? attempt : { outcome: 'throttled', retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
+    const { log } = request
+    const counted = await runCounted(async () => await reserveInTurn([
+      async () => await reserveAttempt(this.#attempts, this.#storeCall, log, counter.key, this.#policy),
+      async () => await reserveAttempt(this.#attempts, this.#storeCall, log, counter.lockKey, this.#lockPolicy)
+    ]), run, outcomeOfCheck)
+    return 'refused' in counted ? { outcome: 'throttled', retryAfter: retryAfterSeconds(counted.refused.retryAfterMs) } : counted.result
   }
 
   async #get (request: FastifyRequest, accountId: string) {

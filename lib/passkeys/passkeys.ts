@@ -4,6 +4,7 @@ import type { EmitEvent, PasskeyFailureReason, PasskeyRoute } from '../common/ev
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, PasskeyStore, PasswordAuthAccount, StoredPasskey } from '../stores/types.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
+import { PURPOSE, type TokenPurpose } from '../tokens/purposes.js'
 import { readClientData } from './client-data.js'
 import { decoyPublicKey, verifyAssertion, verifyRegistration, type RelyingParty } from './webauthn.js'
 
@@ -14,6 +15,11 @@ export interface AttestationJSON { id: string, response: { clientDataJSON: strin
 
 /** What a challenge is for: each is refused by every other (contract §18). */
 export type PasskeyPurpose = 'register' | 'login' | 'reauthenticate' | 'mfa'
+
+/** Each ceremony's challenges, a one-time token purpose of their own. */
+const CHALLENGES: Readonly<Record<PasskeyPurpose, TokenPurpose>> = Object.freeze({
+  register: PURPOSE.passkeyRegister, login: PURPOSE.passkeyLogin, reauthenticate: PURPOSE.passkeyReauthenticate, mfa: PURPOSE.passkeyMfa
+})
 
 /** A passkey as its owner sees it. */
 export interface PasskeyView {
@@ -84,7 +90,7 @@ export class Passkeys {
     const { store, storeCall, oneTimeTokens, ttlMs } = this.#o
     const handle = await this.userHandle(request, account.id)
     const passkeys = await storeCall(request.log, 'passkeys.list', () => store.list(account.id))
-    const challenge = await oneTimeTokens.issueChallenge(request, purposeKey('register'), account, ttlMs)
+    const challenge = await oneTimeTokens.issue(request, CHALLENGES.register, account, ttlMs)
     return {
       challenge,
       rp: { id: this.rp.id, name: this.rp.name },
@@ -121,7 +127,7 @@ export class Passkeys {
     }
     const clientData = readClientData(response.response?.clientDataJSON)
     if (clientData === null) return fail('verification')
-    const bound = await oneTimeTokens.consumeChallenge(request, clientData.challenge, purposeKey('register'))
+    const bound = await oneTimeTokens.consume(request, clientData.challenge, CHALLENGES.register)
     if (bound === null || bound.accountId !== account.id) return fail('challenge')
     if (clientData.crossOrigin) return fail('cross_origin')
     // A response that names a user handle names this account's (the options gave no other).
@@ -190,7 +196,7 @@ export class Passkeys {
   async requestOptions (request: FastifyRequest, purpose: Exclude<PasskeyPurpose, 'register'>, account: PasswordAuthAccount | null): Promise<Record<string, unknown>> {
     const { store, storeCall, oneTimeTokens, ttlMs } = this.#o
     const passkeys = account === null ? [] : await storeCall(request.log, 'passkeys.list', () => store.list(account.id))
-    const challenge = await oneTimeTokens.issueChallenge(request, purposeKey(purpose), account, ttlMs)
+    const challenge = await oneTimeTokens.issue(request, CHALLENGES[purpose], account, ttlMs)
     return {
       challenge,
       timeout: ttlMs,
@@ -222,7 +228,7 @@ export class Passkeys {
     const refuse = (reason: PasskeyFailureReason, owner?: string, passkeyId?: string) => ({ outcome: 'refused' as const, reason, accountId: owner, passkeyId })
     const clientData = readClientData(response.response?.clientDataJSON)
     // The challenge is used up by the first response that names it, whatever comes next.
-    const bound = clientData === null ? null : await oneTimeTokens.consumeChallenge(request, clientData.challenge, purposeKey(purpose))
+    const bound = clientData === null ? null : await oneTimeTokens.consume(request, clientData.challenge, CHALLENGES[purpose])
     const challengeOk = bound !== null && (purpose === 'login' || bound.accountId === accountId)
     const passkey = await storeCall(request.log, 'passkeys.get', () => store.get(response.id))
     // An unknown credential gets the same verification, against a decoy key: one answer in one time.
@@ -253,5 +259,3 @@ export class Passkeys {
     return { outcome: 'accepted' as const, account, passkey, amr: synced ? AMR_SYNCED : AMR_DEVICE_BOUND }
   }
 }
-
-const purposeKey = (purpose: PasskeyPurpose): string => `passkey_${purpose}`

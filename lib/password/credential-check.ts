@@ -6,6 +6,7 @@ import { readResetMark } from '../stores/reset-required.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, StoredAccount } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
+import { runCounted } from '../throttle/counted.js'
 import type { KnownDevice } from '../throttle/known-devices.js'
 
 /** A password check, as every caller switches on it (routes/refusals.ts answers the two that did not pass). */
@@ -39,42 +40,34 @@ interface Dependencies {
 }
 
 /**
- * The password check Login and ChangePassword share: throttle reservation first, then exactly one
+ * The password check Login and ChangePassword share, one attempt on the throttle's counter (runCounted): exactly one
  * verification of the stored hash whatever its format (argon2 against a dummy hash when there is no usable
- * account or the stored hash is in no known format), then the reservation is settled with the outcome.
+ * account or the stored hash is in no known format), settled with the outcome.
  * A failure that starts a block is reported once, as `login.blocked`, so the host can tell the owner. A
  * verified password the range service knows (contract §20) is `reset_required`; a service that gives no
  * answer lets it through (its event says so): sign-in never depends on it.
  */
 export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash, breachCheck }: Dependencies): CheckPassword {
   return async function checkPassword (request, email, password, device, read) {
-    const attempt = await throttle.begin(request, email, device)
-    if (!('settle' in attempt)) return { outcome: 'throttled', retryAfter: attempt.retryAfter, device: device !== null }
-
-    let result: PasswordCheckResult
-    try {
+    // A marked account's right password is no failure: its owner is not to be locked out of the refusal and its link.
+    const counted = await runCounted(async () => await throttle.begin(request, email, device), async (attempt): Promise<Exclude<PasswordCheckResult, { outcome: 'throttled' }>> => {
       const account = read !== undefined ? read : await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
       if (account !== null && account.active) {
         const { resetRequired, hash } = readResetMark(account.passwordHash)
         const check = await hasher.check(hash, password, attempt.startBy)
         // A hash in no known format costs one argon2 verification too, like every other failure.
         if (check.verdict === 'unsupported_hash') await hasher.verify(dummyHash, password, attempt.startBy)
-        result = check.verdict !== 'verified'
+        return check.verdict !== 'verified'
           ? { outcome: 'rejected', reason: check.verdict, account }
           : resetRequired
             ? { outcome: 'reset_required', account, reason: 'admin' }
             : { outcome: 'accepted', account, hashFormat: check.format, needsUpgrade: needsUpgrade(check.argon2, hasher.params) }
-      } else {
-        await hasher.verify(dummyHash, password, attempt.startBy)
-        result = { outcome: 'rejected', reason: account === null ? 'unknown_account' : 'inactive_account', account }
       }
-    } catch (err) {
-      // Undecided (store down, hashing at capacity): the attempt counts neither way.
-      await attempt.settle('cancel').catch(() => {})
-      throw err
-    }
-    // A marked account's right password is no failure: its owner is not to be locked out of the refusal and its link.
-    const blockMs = await attempt.settle(result.outcome === 'rejected' ? 'failure' : 'success')
+      await hasher.verify(dummyHash, password, attempt.startBy)
+      return { outcome: 'rejected', reason: account === null ? 'unknown_account' : 'inactive_account', account }
+    }, (result) => result.outcome === 'rejected' ? 'failure' : 'success')
+    if ('refused' in counted) return { outcome: 'throttled', retryAfter: counted.refused.retryAfter, device: device !== null }
+    const { result, blockMs } = counted
     if (blockMs > 0) {
       emit(request, { type: 'login.blocked', email, accountId: result.account?.id, device: device !== null, seconds: Math.ceil(blockMs / 1000) })
     }

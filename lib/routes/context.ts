@@ -66,7 +66,7 @@ export interface RouteContext {
   passkeys: Passkeys | undefined
   /**
    * Tells the owner of a sign-in without a live device token of the account (new_device_login, contract §21).
-   * Every route that starts a session after a sign-in (Login, LoginMfa, LoginPasskey) calls it; true when it was a new device.
+   * The end of every sign-in calls it (sign-in/finish-sign-in.ts); true when it was a new device.
    */
   noticeNewDevice: NewDeviceNotice
   /** Devices trusted for the second factor, when two factors are on and mfa.trustDays is set. */

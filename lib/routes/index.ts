@@ -17,7 +17,9 @@ import { registerLoginMfa } from './sign-in/login-mfa.js'
 import { registerLogin } from './sign-in/login.js'
 import { registerLogout } from './sessions/logout.js'
 import { registerMfaSetup, registerMfaSwitches } from './security/mfa.js'
-import { registerAddPasskey, registerLoginMfaOptions, registerLoginPasskey, registerPasskeyBodiless } from './security/passkeys.js'
+import { registerAddPasskey, registerPasskeyBodiless } from './security/passkeys.js'
+import { registerLoginMfaOptions } from './sign-in/login-mfa-options.js'
+import { registerLoginPasskey, registerLoginPasskeyOptions } from './sign-in/login-passkey.js'
 import type { ResolvedRoutes } from './options.js'
 import { registerReauthenticate } from './security/reauthenticate.js'
 import { registerRefresh } from './sessions/refresh.js'
@@ -38,18 +40,29 @@ interface Settings {
   jwks: { path: string | undefined, keys: ResolvedKey[] }
 }
 
+// global: every route of the context it is registered in, and of the contexts inside it, is counted.
+const RATE_LIMIT_ANSWER = {
+  global: true,
+  hook: 'onRequest',
+  errorResponseBuilder: (_request: unknown, { ttl }: { ttl: number }) =>
+    requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(ttl / 1000)) })
+} as const
+
+/** A route without a body: whatever one comes is read up to the limit and dropped, its media type ignored. */
+function bodiless (app: FastifyInstance): void {
+  ignoreBody(app)
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('cache-control', 'no-store')
+    forgetContentType(request)
+    done()
+  })
+}
+
 /**
  * Every route of the plugin, under its prefix, in the Fastify context its needs put it in: how its body is
  * read, whether a per-IP limit counts it, whether a full hashing queue sheds it.
  */
 export async function registerRoutes (fastify: FastifyInstance, context: RouteContext, { routes: options, answerError, rateLimit, jwks }: Settings): Promise<void> {
-  // global: one counter per client shared by the routes of the context it is registered in, and only them.
-  const rateLimitAnswer = {
-    global: true,
-    hook: 'onRequest',
-    errorResponseBuilder: (_request: unknown, { ttl }: { ttl: number }) =>
-      requestError('FST_PWAUTH_TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(ttl / 1000)) })
-  } as const
   const { hashQueue, secondFactor, account, passkeys } = context
   const { passwordReset, registration, sessionRoutes } = options
 
@@ -60,58 +73,69 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
     // concern: each hook costs every request of the context a call.
     const noStore: onRequestHookHandler = (_request, reply, done) => { reply.header('cache-control', 'no-store'); done() }
 
-    await routes.register(async function credentialRoutes (app) {
-      acceptJsonOnly(app)
-      // With the hashing queue full, shed at once: no body read or parsed, no per-IP count, no throttle.
-      app.addHook('onRequest', (_request, reply, done) => {
-        reply.header('cache-control', 'no-store')
-        if (hashQueue.shedIfFull()) sendUnavailable(reply)
-        else done()
+    // The per-IP limit, registered once: every route in here counts against one budget per client (one store,
+    // memory or Redis). Its check is added to each route, so it runs after the hooks of the route's own context
+    // (a full hashing queue sheds a request before it is counted).
+    await routes.register(async function limitedRoutes (limited) {
+      if (rateLimit !== false) await limited.register(fastifyRateLimit, { ...rateLimit, ...RATE_LIMIT_ANSWER })
+
+      await limited.register(async function credentialRoutes (app) {
+        acceptJsonOnly(app)
+        // With the hashing queue full, shed at once: no body read or parsed, no per-IP count, no throttle.
+        app.addHook('onRequest', (_request, reply, done) => {
+          reply.header('cache-control', 'no-store')
+          if (hashQueue.shedIfFull()) sendUnavailable(reply)
+          else done()
+        })
+        registerLogin(app, context)
+        registerChangePassword(app, context)
+        // A password check like Login's: load shedding.
+        if (sessionRoutes) registerReauthenticate(app, context)
+        if (passwordReset !== undefined) {
+          registerForgotPassword(app, context, passwordReset)
+          registerResetPassword(app, context, passwordReset)
+        }
+        if (registration !== undefined) {
+          registerRegister(app, context, registration)
+          registerVerifyEmail(app, context)
+        }
+        // Confirm, Disable and RecoveryCodes take the password: a password check like Login's.
+        if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
+        // RevertEmailChange sets a new password, ChangeEmail and DeleteAccount take the password: argon2, so they live here.
+        if (account.emailChange !== undefined) {
+          registerRevertEmailChange(app, context, account.emailChange)
+          registerChangeEmail(app, context, account.emailChange)
+        }
+        if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
+        if (passkeys !== undefined) {
+          registerLoginPasskey(app, { ...context, passkeys })
+          // Adding a passkey takes the password: a password check like Login's.
+          registerAddPasskey(app, { ...context, passkeys })
+        }
       })
-      if (rateLimit !== false) {
-        await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-      }
-      registerLogin(app, context)
-      registerChangePassword(app, context)
-      // A password check like Login's: the same per-IP limit and load shedding.
-      if (sessionRoutes) registerReauthenticate(app, context)
-      if (passwordReset !== undefined) {
-        registerForgotPassword(app, context, passwordReset)
-        registerResetPassword(app, context, passwordReset)
-      }
-      if (registration !== undefined) {
-        registerRegister(app, context, registration)
-        registerVerifyEmail(app, context)
-      }
-      // Confirm, Disable and RecoveryCodes take the password: a password check like Login's.
-      if (secondFactor !== undefined) registerMfaSwitches(app, { ...context, secondFactor })
-      // RevertEmailChange sets a new password, ChangeEmail and DeleteAccount take the password: argon2, so they live here.
-      if (account.emailChange !== undefined) {
-        registerRevertEmailChange(app, context, account.emailChange)
-        registerChangeEmail(app, context, account.emailChange)
-      }
-      if (account.deletion !== undefined) registerDeleteAccount(app, context, account.deletion)
+
+      // The JSON routes that run no argon2: outside Login's context and its load shedding.
+      await limited.register(async function jsonRoutes (app) {
+        acceptJsonOnly(app)
+        app.addHook('onRequest', noStore)
+        if (account.emailChange !== undefined) registerVerifyEmailChange(app, context, account.emailChange)
+        if (secondFactor !== undefined) registerLoginMfa(app, { ...context, secondFactor })
+        // LoginMfa/Options stores a challenge.
+        if (passkeys !== undefined && secondFactor !== undefined) registerLoginMfaOptions(app, { ...context, passkeys })
+      })
+
       if (passkeys !== undefined) {
-        // A sign-in: Login's per-IP limit.
-        registerLoginPasskey(app, { ...context, passkeys })
-        // Adding a passkey takes the password: a password check like Login's.
-        registerAddPasskey(app, { ...context, passkeys })
+        // The passkey routes without a body; their options store challenges.
+        await limited.register(async function passkeyBodilessRoutes (app) {
+          bodiless(app)
+          registerLoginPasskeyOptions(app, { ...context, passkeys })
+          registerPasskeyBodiless(app, { ...context, passkeys })
+        })
       }
     })
 
-    if (account.emailChange !== undefined) {
-      const { emailChange } = account
-      // No argon2: outside Login's context, with a per-IP limit of its own.
-      await routes.register(async function emailChangeRoutes (app) {
-        acceptJsonOnly(app)
-        app.addHook('onRequest', noStore)
-        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-        registerVerifyEmailChange(app, context, emailChange)
-      })
-    }
-
     if (context.refresh) {
-      // Refresh runs no argon2 and has no per-IP limit of its own: it is outside Login's context.
+      // Refresh runs no argon2 and counts against no per-IP limit.
       await routes.register(async function refreshRoutes (app) {
         acceptJsonOnly(app)
         app.addHook('onRequest', noStore)
@@ -119,46 +143,9 @@ export async function registerRoutes (fastify: FastifyInstance, context: RouteCo
       })
     }
 
-    if (secondFactor !== undefined) {
-      // No argon2: outside Login's context (and its load shedding), with a per-IP limit of its own.
-      await routes.register(async function codeRoutes (app) {
-        acceptJsonOnly(app)
-        app.addHook('onRequest', noStore)
-        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-        registerLoginMfa(app, { ...context, secondFactor })
-      })
-    }
-
-    if (passkeys !== undefined) {
-      // LoginMfa/Options: no argon2; it stores a challenge, so a per-IP limit of its own.
-      if (secondFactor !== undefined) {
-        await routes.register(async function passkeyRoutes (app) {
-          acceptJsonOnly(app)
-          app.addHook('onRequest', noStore)
-          if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-          registerLoginMfaOptions(app, { ...context, passkeys })
-        })
-      }
-      await routes.register(async function passkeyBodilessRoutes (app) {
-        ignoreBody(app)
-        app.addHook('onRequest', (request, reply, done) => {
-          reply.header('cache-control', 'no-store')
-          forgetContentType(request)
-          done()
-        })
-        if (rateLimit !== false) await app.register(fastifyRateLimit, { ...rateLimit, ...rateLimitAnswer })
-        registerPasskeyBodiless(app, { ...context, passkeys })
-      })
-    }
-
-    // The routes without a body: whatever one comes is read up to the limit and dropped, its media type ignored.
+    // The routes without a body and without a per-IP limit.
     await routes.register(async function bodilessRoutes (app) {
-      ignoreBody(app)
-      app.addHook('onRequest', (request, reply, done) => {
-        reply.header('cache-control', 'no-store')
-        forgetContentType(request)
-        done()
-      })
+      bodiless(app)
       registerLogout(app, context)
       if (sessionRoutes) registerSessionRoutes(app, context)
       if (secondFactor !== undefined) registerMfaSetup(app, { ...context, secondFactor })

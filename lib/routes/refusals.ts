@@ -12,6 +12,9 @@ export type RefusedPassword = Exclude<PasswordCheckResult, { outcome: 'accepted'
 /** A second-factor code that was not accepted (`off` where the route needs a code all the same). */
 export type RefusedCode = Exclude<SecondFactorCheck | ConfirmCheck, { outcome: 'accepted' | 'no_setup' }>
 
+/** A refused passkey response: the one 401, whatever the reason (400 at registration). */
+export const refusePasskey = (): Error => requestError('FST_PWAUTH_PASSKEY_INVALID')
+
 /**
  * A password check's answer once the route has reported it: 429 with Retry-After while the counter is
  * blocked, else the one 401 of every failure (unknown address, wrong password, inactive account alike).

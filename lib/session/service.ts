@@ -31,6 +31,16 @@ export interface SessionServiceOptions {
   log: FastifyBaseLogger
 }
 
+/** What a sign-in proved beyond the password, as its session keeps it. */
+export interface SignInProof {
+  /** A second factor (a code, a passkey, or a device trusted for them). */
+  mfa?: boolean
+  /** A device trusted for the second factor stood for the code (contract §21). */
+  trustedDevice?: boolean
+  /** A passkey's methods (with mfa), for the tokens' amr. */
+  amr?: readonly string[] | undefined
+}
+
 const USER_AGENT_LIMIT = 256
 
 /** A refresh that fails: one 401 for every reason, the reason kept for the event. */
@@ -67,11 +77,8 @@ export class SessionService {
     this.refreshEnabled = refresh
   }
 
-  /**
-   * Starts a session for an account that just proved its password (and, `mfa`, a second factor; `trustedDevice`:
-   * a device trusted for it stood for the code, contract §21), or a passkey (`amr` its methods, with mfa).
-   */
-  async start (request: FastifyRequest, account: PasswordAuthAccount, mfa = false, trustedDevice = false, amr?: readonly string[]): Promise<{ sessionId: string, tokenReply: TokenReply }> {
+  /** Starts a session for an account that just proved its password, or a passkey, and what `proof` says. */
+  async start (request: FastifyRequest, account: PasswordAuthAccount, { mfa = false, trustedDevice = false, amr }: SignInProof = {}): Promise<{ sessionId: string, tokenReply: TokenReply }> {
     const sessionId = randomId()
     const keyId = this.#refreshTokens.currentKeyId
     const userAgent = String(request.headers['user-agent'] ?? '').replace(/\p{Cc}/gu, '').slice(0, USER_AGENT_LIMIT)

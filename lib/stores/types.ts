@@ -274,7 +274,7 @@ export interface AttemptStore {
  * later) stands for. The token itself never reaches a store: only its keyed hash does.
  */
 export interface OneTimeToken {
-  /** What the token may be used for, e.g. 'password_reset'; a token of another purpose is unknown. */
+  /** What the token may be used for (the plugin's: PURPOSE in tokens/purposes.ts); a token of another purpose is unknown. */
   purpose: string
   accountId: string
   /** The account's normalised e-mail when the token was issued: a change of address kills the token. */

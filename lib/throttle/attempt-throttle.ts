@@ -1,9 +1,9 @@
-import { createHmac, randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { StoreCall } from '../stores/store-call.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import type { AttemptOutcome, AttemptStore, ThrottlePolicy } from '../stores/types.js'
-import { accountGroup } from './account-group.js'
+import { forgetCounter, settleSuccess } from './counted.js'
+import { accountGroup, COUNTER_KEYS } from './counter-keys.js'
 import type { KnownDevice } from './known-devices.js'
 import { reserveOnEvery, retryAfterSeconds } from './reserve-attempt.js'
 
@@ -23,9 +23,8 @@ export interface Attempt {
  * or per known device when the request proved one for that e-mail (contract §6). E-mail keys are HMACs
  * of the normalised address with a key derived from the signing key, so stores hold no addresses, a list
  * of candidate addresses cannot reverse them, and unknown ones count like known ones. While several keys
- * are configured (a rotation), an e-mail is counted under each of them (contract §5). Device keys are
- * `device.` and the device id (a random id, worthless without its token's MAC), in the account's group
- * (throttle/account-group.ts), so account deletion forgets them.
+ * are configured (a rotation), an e-mail is counted under each of them (contract §5). Device keys are in the
+ * account's group, so account deletion forgets them (COUNTER_KEYS in throttle/counter-keys.ts).
  */
 export class AttemptThrottle {
   readonly policy: Readonly<ThrottlePolicy>
@@ -46,7 +45,7 @@ export class AttemptThrottle {
    * how many seconds that counter is blocked for (503 if the store fails).
    */
   async begin (request: FastifyRequest, email: string, device: KnownDevice | null): Promise<Attempt | { retryAfter: number }> {
-    const keys = device === null ? this.#emailKeys(email) : [`${accountGroup(device.accountId)}/device.${device.id}`]
+    const keys = device === null ? this.#emailKeys(email) : [COUNTER_KEYS.device(device.accountId, device.id)]
     const reservedAt = performance.now()
     const attempt = await reserveOnEvery(this.#store, this.#storeCall, request.log, keys, this.policy)
     if (!('settle' in attempt)) return { retryAfter: retryAfterSeconds(attempt.retryAfterMs) }
@@ -55,8 +54,7 @@ export class AttemptThrottle {
 
   /** Forgets the e-mail's failures and lifts its block, as a successful login does (after a password reset). */
   async reset (request: FastifyRequest, email: string): Promise<void> {
-    await Promise.all(this.#emailKeys(email).map(async (key) =>
-      await this.#storeCall(request.log, 'attempts.settle', () => this.#store.settle(key, randomUUID(), 'success', this.policy))))
+    await Promise.all(this.#emailKeys(email).map(async (key) => { await settleSuccess(this.#store, this.#storeCall, request.log, key, this.policy) }))
   }
 
   /**
@@ -64,12 +62,7 @@ export class AttemptThrottle {
    * admin's unblock, account deletion). A store without clear() gets a success, which lifts the block and forgets the failures.
    */
   async forget (caller: { log: FastifyBaseLogger }, email: string): Promise<void> {
-    for (const key of this.#emailKeys(email)) {
-      await this.#storeCall(caller.log, 'attempts.clear', async () => {
-        if (this.#store.clear !== undefined) await this.#store.clear(key)
-        else await this.#store.settle(key, randomUUID(), 'success', this.policy)
-      })
-    }
+    for (const key of this.#emailKeys(email)) await forgetCounter(this.#store, this.#storeCall, caller.log, key, this.policy)
   }
 
   /**
@@ -84,6 +77,6 @@ export class AttemptThrottle {
 
   /** The e-mail's counter under each configured key (one, unless a rotation is under way): see reserveOnEvery. */
   #emailKeys (email: string): string[] {
-    return this.#keyMacs.map((keyMac) => createHmac('sha256', keyMac).update(email).digest('base64url'))
+    return this.#keyMacs.map((keyMac) => COUNTER_KEYS.email(keyMac, email))
   }
 }

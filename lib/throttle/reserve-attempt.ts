@@ -59,3 +59,29 @@ Promise<ReservedAttempt | { retryAfterMs: number }> {
   }
   return { settle: async (outcome) => Math.max(...await Promise.all(granted.map(async (attempt) => await attempt.settle(outcome)))) }
 }
+
+/**
+ * One attempt on several counters reserved one after the other (a code's counter, then its lock): the first
+ * refusal, or failure, cancels what the earlier ones granted and is the answer. Settling settles every counter
+ * and resolves the longest block.
+ */
+export async function reserveInTurn (reserves: ReadonlyArray<() => Promise<ReservedAttempt | { retryAfterMs: number }>>):
+Promise<ReservedAttempt | { retryAfterMs: number }> {
+  const granted: ReservedAttempt[] = []
+  const cancelGranted = async (): Promise<void> => { await Promise.all(granted.map(async (attempt) => await attempt.settle('cancel'))).catch(() => {}) }
+  for (const reserve of reserves) {
+    let attempt
+    try {
+      attempt = await reserve()
+    } catch (err) {
+      await cancelGranted()
+      throw err
+    }
+    if (!('settle' in attempt)) {
+      await cancelGranted()
+      return attempt
+    }
+    granted.push(attempt)
+  }
+  return { settle: async (outcome) => Math.max(...await Promise.all(granted.map(async (attempt) => await attempt.settle(outcome)))) }
+}

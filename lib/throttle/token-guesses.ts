@@ -22,7 +22,7 @@ export interface TokenGuess extends ReservedAttempt {
 
 /**
  * Guesses sent with a one-time token, counted in the attempt store under the token's key
- * (OneTimeTokens.codeAttemptsKey): at most as many in flight as the token has left, so 200 parallel wrong
+ * (COUNTER_KEYS.tokenGuesses): at most as many in flight as the token has left, so 200 parallel wrong
  * guesses get no more than 5 checks.
  */
 export class TokenGuesses {
@@ -34,10 +34,10 @@ export class TokenGuesses {
     this.#storeCall = storeCall
   }
 
-  /** A guess on the token's `key`; null once it had its 5 wrong ones, or while its other guesses are in flight. */
-  async reserve (request: FastifyRequest, key: string): Promise<TokenGuess | null> {
+  /** A guess on the token's `key` (COUNTER_KEYS.tokenGuesses); refused once it had its 5 wrong ones, or while its other guesses are in flight. */
+  async reserve (request: FastifyRequest, key: string): Promise<TokenGuess | { retryAfterMs: number }> {
     const reservedAt = performance.now()
     const guess = await reserveAttempt(this.#store, this.#storeCall, request.log, key, TOKEN_GUESS_POLICY)
-    return 'settle' in guess ? { settle: guess.settle, startBy: reservedAt + LEASE_MS / 2 } : null
+    return 'settle' in guess ? { settle: guess.settle, startBy: reservedAt + LEASE_MS / 2 } : guess
   }
 }

@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from '../../account/email-purposes.js'
 import { maskEmail } from '../../account/mask-email.js'
 import type { EmailChangeRoutes } from '../../account/options.js'
 import { requestError } from '../../common/errors.js'
@@ -8,6 +7,7 @@ import { accountOf, authenticate, sessionOf } from '../../guard/authenticate.js'
 import { BODY_ERRORS, guardedProblemResponses, noContentResponse, problemResponses } from '../../http/openapi.js'
 import { ChangeEmailBody, VerifyEmailChangeBody } from '../../http/schemas.js'
 import { normalizeEmail } from '../../stores/email.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
 import { requireSecondFactorSession } from '../security/second-factor-session.js'
 import { proveSessionPassword } from '../security/session-password.js'
@@ -48,7 +48,7 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
     await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, device, route: 'ChangeEmail' })
     const newEmail = normalizeEmail(request.body.newEmail)
     const holder = await accounts.findByEmail(request, newEmail)
-    await oneTimeTokens.forget(request, account.id, [EMAIL_CHANGE])
+    await oneTimeTokens.forget(request, account.id, [PURPOSE.emailChange])
     outbox.afterResponse(reply, async () => {
       const report = (outcome: 'sent' | 'account_exists' | 'own_address' | 'limited'): void => {
         emit(request, { type: 'account.email_change_requested', accountId: account.id, email: account.email, outcome })
@@ -58,7 +58,7 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
       if (holder !== null) {
         outbox.send(request, { type: 'account_exists', to: newEmail, accountId: holder.id })
       } else {
-        const token = await oneTimeTokens.issue(request, EMAIL_CHANGE, account, verifyTtlMs, { newEmail, sessionId })
+        const token = await oneTimeTokens.issue(request, PURPOSE.emailChange, account, verifyTtlMs, { fields: { newEmail, sessionId } })
         outbox.send(request, { type: 'email_change', to: newEmail, token, expiresAt: Date.now() + verifyTtlMs, accountId: account.id })
       }
       if (await mailLimit.take(request, account.email, 'email_change_requested')) {
@@ -97,12 +97,12 @@ export function registerVerifyEmailChange (app: FastifyInstance, context: RouteC
     }
   }, async (request, reply) => {
     const { token } = request.body
-    const found = await oneTimeTokens.find(request, token, EMAIL_CHANGE)
+    const found = await oneTimeTokens.find(request, token, PURPOSE.emailChange)
     const newEmail = found?.fields?.newEmail
     if (found === null || typeof newEmail !== 'string') throw invalid(request, 'invalid_token')
     const account = await accounts.ofToken(request, found, { boundToAddress: true })
     if (account === null) throw invalid(request, 'conflict', found.accountId)
-    if (await oneTimeTokens.consume(request, token, EMAIL_CHANGE) === null) throw invalid(request, 'invalid_token', account.id)
+    if (await oneTimeTokens.consume(request, token, PURPOSE.emailChange) === null) throw invalid(request, 'invalid_token', account.id)
     const moved = await accounts.moveEmail(request, { id: account.id, expectedEmail: found.email, expectedCredentialVersion: found.credentialVersion, newEmail })
     if (!moved) {
       const holder = await accounts.findByEmail(request, newEmail)
@@ -112,12 +112,12 @@ export function registerVerifyEmailChange (app: FastifyInstance, context: RouteC
     const { sessionId } = found.fields as { sessionId?: unknown }
     await sessionService.endOthers(request, account.id, typeof sessionId === 'string' ? sessionId : '', 'email_changed')
     // A reset link went to the old address: it dies with the change (its e-mail no longer matches), and goes anyway.
-    await oneTimeTokens.forget(request, account.id, ['password_reset'])
+    await oneTimeTokens.forget(request, account.id, [PURPOSE.passwordReset])
     // One revert slot per address left: a second change cannot replace the first owner's way back.
     const expiresAt = Date.now() + revertTtlMs
-    const revert = await oneTimeTokens.issueFor(request, EMAIL_REVERT, account.email, { ...account, email: newEmail }, revertTtlMs, { oldEmail: account.email, expiresAt })
+    const revert = await oneTimeTokens.issue(request, PURPOSE.emailRevert, { ...account, email: newEmail }, revertTtlMs, { subject: account.email, fields: { oldEmail: account.email, expiresAt } })
     outbox.send(request, { type: 'email_changed', to: account.email, token: revert, expiresAt, accountId: account.id, newEmail: maskEmail(newEmail) })
-    await oneTimeTokens.note(request, EMAIL_LEFT, account.id, account.email, revertTtlMs)
+    await oneTimeTokens.note(request, PURPOSE.emailLeft, account.id, account.email, revertTtlMs)
     return await reply.code(204).send()
   })
 }

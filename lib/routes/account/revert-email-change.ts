@@ -1,6 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { EMAIL_LEFT, EMAIL_REVERT } from '../../account/email-purposes.js'
 import { afterNewPassword } from '../../account/new-password.js'
 import type { EmailChangeRoutes } from '../../account/options.js'
 import { tellSecondFactorOff } from '../../account/second-factor-off.js'
@@ -11,6 +10,7 @@ import { validateAs } from '../../http/validation.js'
 import { removeSecondFactor } from '../../mfa/remove-second-factor.js'
 import type { StoredAccount } from '../../stores/types.js'
 import type { RouteContext } from '../context.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 
 /**
  * POST /RevertEmailChange: for whoever lost the account through a change they did not make. The link went to the
@@ -67,7 +67,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
   }, async (request, reply) => {
     const { token, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
-    const found = await oneTimeTokens.find(request, token, EMAIL_REVERT)
+    const found = await oneTimeTokens.find(request, token, PURPOSE.emailRevert)
     const oldEmail = found?.fields?.oldEmail
     if (found === null || typeof oldEmail !== 'string') throw invalid(request, 'invalid_token')
     const reasons = await policy.evaluate(newPassword, undefined, oldEmail, request)
@@ -82,7 +82,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     const newHash = await hasher.hash(newPassword)
     // The link is used up first (with every other revert link of the account): a later link, refused while the
     // owner's earlier one lives, changes nothing.
-    const consumed = await oneTimeTokens.consumeFirst(request, token, EMAIL_REVERT)
+    const consumed = await oneTimeTokens.consumeFirst(request, token, PURPOSE.emailRevert)
     if (consumed === null) throw invalid(request, 'invalid_token', account.id)
     let outcome: Awaited<ReturnType<typeof restore>> | undefined
     try {
@@ -98,7 +98,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
     await afterNewPassword(context, request, { id: found.accountId, email: oldEmail }, { via: 'email_reverted' })
     // The taker's address is one the account left: a deletion within revertTtl is told there too.
-    if (takenEmail !== oldEmail) await oneTimeTokens.note(request, EMAIL_LEFT, found.accountId, takenEmail, revertTtlMs)
+    if (takenEmail !== oldEmail) await oneTimeTokens.note(request, PURPOSE.emailLeft, found.accountId, takenEmail, revertTtlMs)
     return await reply.code(204).send()
   })
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
 import { ForgotPasswordBody } from '../../http/schemas.js'
 import { normalizeEmail } from '../../stores/email.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
 import type { PasswordResetRoutes } from '../options.js'
 
@@ -35,7 +36,7 @@ export function registerForgotPassword (app: FastifyInstance, { accounts, outbox
         emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'limited' })
         return
       }
-      const token = await oneTimeTokens.issue(request, 'password_reset', account, ttlMs)
+      const token = await oneTimeTokens.issue(request, PURPOSE.passwordReset, account, ttlMs)
       outbox.send(request, { type: 'password_reset', to: account.email, token, expiresAt: Date.now() + ttlMs, accountId: account.id })
       emit(request, { type: 'password.reset_requested', email, accountId: account.id, outcome: 'sent' })
     })

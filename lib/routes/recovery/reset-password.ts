@@ -9,6 +9,7 @@ import type { StoredAccount } from '../../stores/types.js'
 import type { RouteContext } from '../context.js'
 import type { PasswordResetRoutes } from '../options.js'
 import { refuseCode } from '../refusals.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 
 /**
  * POST /ResetPassword: every check that can fail comes before the token is used up (a refused password
@@ -26,9 +27,9 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
    */
   async function checkCode (request: FastifyRequest, reply: FastifyReply, account: StoredAccount, token: string, code: string | undefined): Promise<void> {
     if (secondFactor === undefined) return
-    const check = await secondFactor.check(request, account.id, code, { tokenKey: oneTimeTokens.codeAttemptsKey(token)!, tokenOnly: true })
+    const check = await secondFactor.check(request, account.id, code, { token, tokenOnly: true })
     if (check.outcome === 'accepted' || check.outcome === 'off') return
-    if (check.outcome === 'spent') await oneTimeTokens.consume(request, token, 'password_reset').catch(() => {})
+    if (check.outcome === 'spent') await oneTimeTokens.consume(request, token, PURPOSE.passwordReset).catch(() => {})
     throw refuseCode(context, request, reply, 'ResetPassword', account, check)
   }
 
@@ -53,7 +54,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
   }, async (request, reply) => {
     const { token, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
-    const found = await oneTimeTokens.find(request, token, 'password_reset')
+    const found = await oneTimeTokens.find(request, token, PURPOSE.passwordReset)
     const account = found === null ? null : await accounts.storedOfToken(request, found)
     if (account === null) throw invalid(request, found?.accountId)
     const reasons = await policy.evaluate(newPassword, undefined, account.email, request)
@@ -64,7 +65,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     // Whoever needed a reset may not be the only one holding a key (contract §18). Before the token is used
     // up: a store failure answers 503 and leaves the link working.
     if (passkeys !== undefined && !keepPasskeys) await passkeys.removeAll(request, account.id, 'password_reset')
-    if (await oneTimeTokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
+    if (await oneTimeTokens.consume(request, token, PURPOSE.passwordReset) === null) throw invalid(request, account.id)
     if (!await accounts.setPasswordHash(request, account, newHash)) {
       // The password changed since the lookup (a ChangePassword, another system): the token died with it.
       emit(request, { type: 'password.reset_failed', reason: 'conflict', accountId: account.id })

@@ -3,20 +3,12 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../../common/errors.js'
 import { accountOf, authenticate, guardStateOf, requireRecentAuthentication, sessionOf } from '../../guard/authenticate.js'
-import { BODY_ERRORS, guardedProblemResponses, jsonResponse, noContentResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
-import {
-  CreationOptionsReply, LoginMfaOptionsBody, LoginPasskeyBody, PasskeyReply, RegisterPasskeyBody, RequestOptionsReply
-} from '../../http/passkey-schemas.js'
-import { documentedTokenReply } from '../../http/schemas.js'
-import { tokenBody } from '../../session/token-body.js'
+import { BODY_ERRORS, guardedProblemResponses, jsonResponse, noContentResponse } from '../../http/openapi.js'
+import { CreationOptionsReply, PasskeyReply, RegisterPasskeyBody, RequestOptionsReply } from '../../http/passkey-schemas.js'
 import type { PasskeyRouteContext } from '../context.js'
 import { proveSessionPassword } from './session-password.js'
 
 const TAGS = ['Passkeys']
-const DEVICE_TOKEN = Type.Optional(Type.String({ description: 'The device token of an earlier sign-in from this client, as at Login.' }))
-
-/** A refused passkey response: the one 401, whatever the reason (400 at registration). */
-export const refusePasskey = (): Error => requestError('FST_PWAUTH_PASSKEY_INVALID')
 
 /**
  * Enrolment needs a session that proved everything the account has: with two factors on, a second factor
@@ -28,7 +20,7 @@ async function requireFullAuthentication (context: PasskeyRouteContext, request:
   if (await secondFactor.state(request, accountOf(request)!.id) === 'on') throw requestError('FST_PWAUTH_MFA_REQUIRED')
 }
 
-/** The passkey routes without a body (contract §18): options, the list, removal. */
+/** The passkey routes of an account without a body (contract §18): options, the list, removal. */
 export function registerPasskeyBodiless (app: FastifyInstance, context: PasskeyRouteContext): void {
   const { passkeys, reauthMaxAge, outbox } = context
   const routes = app.withTypeProvider<TypeBoxTypeProvider>()
@@ -76,15 +68,6 @@ export function registerPasskeyBodiless (app: FastifyInstance, context: PasskeyR
     outbox.send(request, { type: 'passkey_removed', to: account.email, accountId: account.id, passkeyName: removed.name })
     return await reply.code(204).send()
   })
-
-  routes.post('/Passkeys/LoginOptions', {
-    schema: {
-      summary: 'Options to sign in with a passkey',
-      description: 'No authentication, no body: the same shape for every caller, with an empty allowCredentials (discoverable passkeys).',
-      tags: TAGS,
-      response: { 200: jsonResponse('Request options with a new challenge.', RequestOptionsReply), ...problemResponses(['FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE']) }
-    }
-  }, async (request) => await passkeys.requestOptions(request, 'login', null))
 
   routes.post('/Passkeys/ReauthOptions', {
     onRequest: authenticate,
@@ -143,58 +126,5 @@ export function registerAddPasskey (app: FastifyInstance, context: PasskeyRouteC
     if (result.outcome === 'invalid') throw Object.assign(requestError('FST_PWAUTH_PASSKEY_INVALID'), { statusCode: 400 })
     outbox.send(request, { type: 'passkey_added', to: account.email, accountId: account.id, passkeyName: name })
     return await reply.code(201).send(result.passkey)
-  })
-}
-
-/** POST /LoginMfa/Options (with two factors on): a JSON body, no argon2. */
-export function registerLoginMfaOptions (app: FastifyInstance, context: PasskeyRouteContext): void {
-  const { passkeys, oneTimeTokens, accounts } = context
-
-  app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginMfa/Options', {
-    schema: {
-      summary: 'Options to finish a Login with a passkey instead of a code',
-      description: 'With the mfaToken of the Login answer: request options listing the account\'s passkeys.',
-      tags: TAGS,
-      body: LoginMfaOptionsBody,
-      response: {
-        200: jsonResponse('Request options with a new challenge.', RequestOptionsReply),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_MFA_CODE_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
-      }
-    }
-  }, async (request) => {
-    const challenge = await oneTimeTokens.find(request, request.body.mfaToken, 'mfa_login')
-    const account = challenge === null ? null : await accounts.ofToken(request, challenge)
-    if (account === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
-    return await passkeys.requestOptions(request, 'mfa', account)
-  })
-}
-
-/** POST /LoginPasskey: a sign-in without a password, in Login's context (its per-IP limit). */
-export function registerLoginPasskey (app: FastifyInstance, context: PasskeyRouteContext): void {
-  const { passkeys, sessionService, knownDevices, emit, refreshCookie, refresh } = context
-
-  app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginPasskey', {
-    schema: {
-      summary: 'Sign in with a passkey',
-      description: 'With the response of startAuthentication() to the options of Passkeys/LoginOptions. A passkey with user verification is ' +
-        'a second factor by itself: the session\'s tokens carry amr ["hwk", "mfa"] (device-bound) or ["swk", "mfa"] (synced). ' +
-        'Every failure is one 401 FST_PWAUTH_PASSKEY_INVALID, counted on no credential and no e-mail (Login\'s per-IP limit applies).',
-      tags: TAGS,
-      body: Type.Object({ ...LoginPasskeyBody.properties, deviceToken: DEVICE_TOKEN }),
-      response: {
-        200: jsonResponse('Signed in: Login\'s body.', documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true }),
-          refreshCookie === undefined ? {} : setCookieHeader(refreshCookie, 'set')),
-        ...problemResponses([...BODY_ERRORS, 'FST_PWAUTH_PASSKEY_INVALID', 'FST_PWAUTH_TOO_MANY_ATTEMPTS', 'FST_PWAUTH_UNAVAILABLE'])
-      }
-    }
-  }, async (request, reply) => {
-    const check = await passkeys.verify(request, request.body.response, 'LoginPasskey', 'login')
-    if (check.outcome !== 'accepted') throw refusePasskey()
-    const { account, amr } = check
-    const deviceId = (await knownDevices.recognise(request, account.email, account))?.id ?? null
-    const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, amr)
-    const newDevice = context.noticeNewDevice(request, reply, account, deviceId)
-    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, passkey: true, ...newDevice ? { newDevice } : {} })
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account, deviceId) }
   })
 }

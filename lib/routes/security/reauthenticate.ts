@@ -7,8 +7,7 @@ import { ReauthenticateOrPasskeyBody } from '../../http/passkey-schemas.js'
 import { ReauthenticateBody } from '../../http/schemas.js'
 import type { Static } from '@sinclair/typebox'
 import type { RouteContext } from '../context.js'
-import { refusePasskey } from './passkeys.js'
-import { refuseCode } from '../refusals.js'
+import { refuseCode, refusePasskey } from '../refusals.js'
 import { proveSessionPassword } from './session-password.js'
 
 const MFA_OFF = { outcome: 'off' } as const

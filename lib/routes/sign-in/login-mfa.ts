@@ -1,17 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requestError } from '../../common/errors.js'
-import { randomId } from '../../common/random-id.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
 import { LoginMfaOrPasskeyBody } from '../../http/passkey-schemas.js'
 import { documentedTokenReply, LoginMfaBody } from '../../http/schemas.js'
 import type { Static } from '@sinclair/typebox'
 import type { AcceptedPasskey } from '../../passkeys/passkeys.js'
-import { tokenBody } from '../../session/token-body.js'
 import type { MfaRouteContext } from '../context.js'
 import { refuseCode } from '../refusals.js'
-
-const PURPOSE = 'mfa_login'
+import { finishSignIn } from './finish-sign-in.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 
 /**
  * POST /LoginMfa: the second step of a Login for an account with two factors on. The challenge (mfaToken)
@@ -19,7 +17,7 @@ const PURPOSE = 'mfa_login'
  * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
-  const { accounts, sessionService, knownDevices, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, noticeNewDevice, trustedDevices } = context
+  const { accounts, knownDevices, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, trustedDevices } = context
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
     emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
@@ -42,7 +40,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     }
   }, async (request, reply) => {
     const { mfaToken, code, passkey, rememberDevice = false } = request.body as Static<typeof LoginMfaOrPasskeyBody>
-    const challenge = await oneTimeTokens.find(request, mfaToken, PURPOSE)
+    const challenge = await oneTimeTokens.find(request, mfaToken, PURPOSE.mfaLogin)
     if (challenge === null) throw invalid(request)
     // Read before anything is checked: an end of every trust from now on (a reset, Disable, EndOthers) outruns this one (contract §21).
     const trustGeneration = rememberDevice && trustedDevices !== undefined ? await trustedDevices.generation(request, challenge.accountId) : undefined
@@ -52,7 +50,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
     const deviceId = (await knownDevices.recognise(request, account.email, account))?.id ?? null
-    const counting = { tokenKey: oneTimeTokens.codeAttemptsKey(mfaToken)!, deviceId }
+    const counting = { token: mfaToken, deviceId }
     let accepted: AcceptedPasskey | undefined
     // A passkey instead of the code: a refused one counts as a wrong code would (contract §18).
     const check = passkeys !== undefined && passkey !== undefined
@@ -63,24 +61,24 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
       }, counting)
       : await secondFactor.check(request, account.id, code, counting)
     if (check.outcome !== 'accepted') {
-      if (check.outcome === 'spent') await oneTimeTokens.consume(request, mfaToken, PURPOSE).catch(() => {})
+      if (check.outcome === 'spent') await oneTimeTokens.consume(request, mfaToken, PURPOSE.mfaLogin).catch(() => {})
       // Two factors turned off since the Login (`off`) answer as a wrong code would: the challenge asked for one.
       throw refuseCode(context, request, reply, 'LoginMfa', account, check, { afterPassword: true })
     }
     // Of concurrent successes with one challenge, one starts the session.
-    if (await oneTimeTokens.consume(request, mfaToken, PURPOSE) === null) throw invalid(request, account.id)
+    if (await oneTimeTokens.consume(request, mfaToken, PURPOSE.mfaLogin) === null) throw invalid(request, account.id)
 
-    const { sessionId, tokenReply } = await sessionService.start(request, account, true, false, accepted?.amr === undefined ? undefined : ['pwd', ...accepted.amr])
-    // Two factors turned off (or set up anew) while the session was being created: the switch ended the
-    // account's other sessions, perhaps before this one existed (contract §15).
-    if (await secondFactor.enrolment(request, account.id) !== check.enrolment) {
-      await sessionService.end(request, sessionId, 'mfa_changed')
-      throw invalid(request, account.id)
-    }
-    const newDevice = noticeNewDevice(request, reply, account, deviceId)
-    emit(request, { type: 'login.succeeded', accountId: account.id, email: account.email, sessionId, mfa: true, ...newDevice ? { newDevice } : {} })
-    const issuedDeviceId = deviceId ?? randomId()
-    if (trustGeneration !== undefined) await trustedDevices!.trust(request, { account, deviceId: issuedDeviceId, enrolment: check.enrolment }, trustGeneration)
-    return { ...tokenBody(reply, tokenReply, refreshCookie), ...knownDevices.issue(reply, account.email, account, issuedDeviceId) }
+    const body = await finishSignIn(context, request, reply, {
+      account,
+      email: account.email,
+      deviceId,
+      proof: { mfa: true, amr: accepted?.amr === undefined ? undefined : ['pwd', ...accepted.amr] },
+      stillStands: async () => await secondFactor.enrolment(request, account.id) === check.enrolment,
+      beforeDeviceToken: trustGeneration === undefined
+        ? undefined
+        : async (tokenDeviceId) => { await trustedDevices!.trust(request, { account, deviceId: tokenDeviceId, enrolment: check.enrolment }, trustGeneration) }
+    })
+    if (body === null) throw invalid(request, account.id)
+    return body
   })
 }

@@ -1,20 +1,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AuthEventDetails } from '../../common/events.js'
 import { normalizeEmail } from '../../stores/email.js'
-import { tokenBody } from '../../session/token-body.js'
 import { BODY_ERRORS, jsonResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
 import { Type } from '@sinclair/typebox'
 import { documentedTokenReply, LoginBody, MfaChallengeReply } from '../../http/schemas.js'
 import type { StoredAccount } from '../../stores/types.js'
 import { BCRYPT_MAX_PASSWORD_BYTES } from '../../password/legacy/bcrypt.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
 import { refusePassword, refuseResetRequired } from '../refusals.js'
+import { finishSignIn } from './finish-sign-in.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
   const {
-    accounts, hasher, sessionService, checkPassword, knownDevices, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs,
-    noticeNewDevice, trustedDevices
+    accounts, hasher, checkPassword, knownDevices, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs, trustedDevices
   } = context
   const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
 
@@ -34,7 +33,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
 
   /** The answer for an account with two factors on: no session, no token, no device token until the second factor is proved. */
   async function challenge (request: FastifyRequest, account: StoredAccount) {
-    const mfaToken = await oneTimeTokens.issueMfa(request, account, mfaTtlMs)
+    const mfaToken = await oneTimeTokens.issue(request, PURPOSE.mfaLogin, account, mfaTtlMs)
     emit(request, { type: 'login.mfa_required', accountId: account.id, email: account.email })
     return { mfaRequired: true as const, mfaToken, mfaExpiresIn: Math.floor(mfaTtlMs / 1000) }
   }
@@ -79,19 +78,15 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
     // With two factors on, only a device trusted for them (contract §21) skips the code.
     const trust = enrolment === null || deviceId === null || trustedDevices === undefined ? null : await trustedDevices.use(request, { account, deviceId, enrolment })
     if (enrolment !== null && trust === null) return await challenge(request, account)
-    const { sessionId, tokenReply } = await sessionService.start(request, account, trust !== null, trust !== null)
-    // Two factors switched on or off, or every trust ended, while the session was being created: the change
-    // ended the account's other sessions, perhaps before this one existed. Read again now that it does (contract §15, §21).
-    if (secondFactor !== undefined && (await secondFactor.enrolment(request, account.id) !== enrolment ||
-        (trust !== null && !await trustedDevices!.stillCurrent(request, account.id, trust.generation)))) {
-      await sessionService.end(request, sessionId, 'mfa_changed')
-      return await challenge(request, account)
-    }
-    const succeeded: Extract<AuthEventDetails, { type: 'login.succeeded' }> = { type: 'login.succeeded', accountId: account.id, email, sessionId }
-    if (trust !== null) succeeded.mfa = succeeded.trustedDevice = true
-    if (noticeNewDevice(request, reply, account, deviceId)) succeeded.newDevice = true
-    emit(request, succeeded)
-    // Object.assign onto this request's own reply object: two spreads take V8's slow path (~1.2 µs a login).
-    return Object.assign(tokenBody(reply, tokenReply, refreshCookie), knownDevices.issue(reply, email, result.account, deviceId))
+    const body = await finishSignIn(context, request, reply, {
+      account,
+      email,
+      deviceId,
+      proof: { mfa: trust !== null, trustedDevice: trust !== null },
+      stillStands: secondFactor === undefined
+        ? undefined
+        : async () => await secondFactor.enrolment(request, account.id) === enrolment && (trust === null || await trustedDevices!.stillCurrent(request, account.id, trust.generation))
+    })
+    return body ?? await challenge(request, account)
   })
 }

@@ -3,6 +3,7 @@ import { requestError } from '../../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
 import { registerBody } from '../../http/schemas.js'
 import { normalizeEmail } from '../../stores/email.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
 import type { RegistrationRoutes } from '../options.js'
 
@@ -51,7 +52,7 @@ export function registerRegister (app: FastifyInstance, context: RouteContext, {
         emit(request, { type: 'account.registration_requested', email, accountId: account.id, outcome: 'account_exists' })
         return
       }
-      const token = await oneTimeTokens.issueRegistration(request, email, passwordHash, fields, ttlMs)
+      const token = await oneTimeTokens.issue(request, PURPOSE.verifyEmail, { id: '', email, credentialVersion: 0 }, ttlMs, { passwordHash, fields })
       outbox.send(request, { type: 'verify_email', to: email, token, expiresAt: Date.now() + ttlMs })
       emit(request, { type: 'account.registration_requested', email, outcome: 'sent' })
     })

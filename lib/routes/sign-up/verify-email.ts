@@ -4,9 +4,8 @@ import { requestError } from '../../common/errors.js'
 import type { VerificationFailureReason } from '../../common/events.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
 import { VerifyEmailBody } from '../../http/schemas.js'
+import { PURPOSE } from '../../tokens/purposes.js'
 import type { RouteContext } from '../context.js'
-
-const PURPOSE = 'verify_email'
 
 /**
  * POST /VerifyEmail: a live verification token and a password create the account, once, with that password
@@ -38,13 +37,13 @@ export function registerVerifyEmail (app: FastifyInstance, { accounts, hasher, p
     }
   }, async (request, reply) => {
     const { token, password } = request.body
-    const pending = await oneTimeTokens.find(request, token, PURPOSE)
+    const pending = await oneTimeTokens.find(request, token, PURPOSE.verifyEmail)
     if (pending?.passwordHash === undefined) throw invalid(request, 'invalid_token')
     const reasons = await policy.evaluate(password, undefined, pending.email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
     // Hashed before the token is used up: a full hashing queue answers 503 and leaves the link working.
     const passwordHash = await hasher.hash(password)
-    const consumed = await oneTimeTokens.consume(request, token, PURPOSE)
+    const consumed = await oneTimeTokens.consume(request, token, PURPOSE.verifyEmail)
     if (consumed?.passwordHash === undefined) throw invalid(request, 'invalid_token')
     const account = await accounts.create(request, { email: consumed.email, passwordHash, fields: consumed.fields ?? {} })
     if (account === null) throw invalid(request, 'taken')
