@@ -15,7 +15,9 @@ export const LADDER = [
   ['plugin'],
   ['options'],
   ['routes'],
-  ['guard', 'password', 'mfa', 'messages', 'passkeys', 'account'],
+  // account: the account service, over everything it acts on (two factors, passkeys, messages, sessions).
+  ['account'],
+  ['guard', 'password', 'mfa', 'messages', 'passkeys'],
   ['throttle', 'session'],
   ['tokens', 'http'],
   ['stores'],

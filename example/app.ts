@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import passwordAuth, { authenticate, passwordAuthClientErrorHandler, type PasswordAuthOptions } from '../lib/index.js'
+import passwordAuth, { authenticate, passwordAuthClientErrorHandler, type HashingStats, type PasswordAuthOptions } from '../lib/index.js'
 import type { ServerTimeouts } from './timeouts.js'
 import { Account } from './account-schema.js'
 import { registerQrRoute } from './qr.js'
@@ -23,6 +23,8 @@ export interface AppOptions {
   healthCheck?: () => Promise<void>
   /** Everything but /docs under this prefix (e.g. '/portal'), as a host that mounts the demo would. */
   prefix?: string
+  /** Called with each registration's hashing counters (the API's, the browser app's). */
+  onHashing?: (stats: () => HashingStats) => void
 }
 
 const Health = {
@@ -36,7 +38,7 @@ const Health = {
  * The demo server: the plugin, GET /me, GET /health, the OpenAPI document with its page at /docs, and a
  * browser app at / that uses a second registration in cookie mode under /app.
  */
-export async function buildApp ({ auth, logger = false, requestLogging = false, server = {}, healthCheck = async () => {}, prefix = '' }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp ({ auth, logger = false, requestLogging = false, server = {}, healthCheck = async () => {}, prefix = '', onHashing }: AppOptions): Promise<FastifyInstance> {
   // Requests Node cannot parse get problem+json too. Request logging off by default: two serialised log
   // lines per request cost more than an authenticated request itself (example/docs/example-server.md).
   const app = Fastify({
@@ -63,6 +65,7 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
     // The API, in the mode the server was started with (token mode unless AUTH_REFRESH_COOKIE=on).
     await site.register(async function api (api) {
       await api.register(passwordAuth, { sessionRoutes: true, ...auth })
+      onHashing?.(() => api.passwordAuth.stats())
       api.get('/me', {
         onRequest: authenticate,
         schema: { summary: 'The signed-in account', tags: ['Example'], security: [{ bearerAuth: [] }], response: { 200: Account } }
@@ -72,6 +75,7 @@ export async function buildApp ({ auth, logger = false, requestLogging = false, 
     await site.register(async function browserApi (browser) {
       const refresh = auth.refresh === false || auth.refresh === undefined ? {} : auth.refresh
       await browser.register(passwordAuth, { sessionRoutes: true, ...auth, refresh: { ...refresh, cookie: true } })
+      onHashing?.(() => browser.passwordAuth.stats())
       browser.get('/me', { onRequest: authenticate, schema: { hide: true, response: { 200: Account } } }, async (request) => request.account)
       if (auth.mfa !== undefined && auth.mfa !== false) registerQrRoute(browser)
     }, { prefix: '/app' })

@@ -70,14 +70,14 @@ function sessionLifetimes (env: NodeJS.ProcessEnv): { sessionIdleTtl: number | u
 }
 
 /**
- * DATABASE_URL: PostgreSQL (postgres://…), or a SQLite file (sqlite:<file>), which serves this one process: then
+ * DATABASE_URL: PostgreSQL (postgres://…), MySQL or MariaDB (mysql://…), or a SQLite file (sqlite:<file>), which serves this one process: then
  * every store is in the file, and REDIS_URL (state shared with other instances) cannot go with it.
  */
 function databases (env: NodeJS.ProcessEnv): { databaseUrl: string | undefined, redisUrl: string | undefined } {
   const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379', { query: true })
   const raw = text(env, 'DATABASE_URL')
   if (raw === undefined || !raw.startsWith('sqlite:')) {
-    return { databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/app (or sqlite:./data/auth.db)', { query: true }), redisUrl }
+    return { databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'mysql:'], 'postgres://user@127.0.0.1:5432/app (or mysql://user@127.0.0.1:3306/app, or sqlite:./data/auth.db)', { query: true }), redisUrl }
   }
   if (sqliteFile(raw) === '') throw new Error(`DATABASE_URL must name a file after sqlite:, such as sqlite:./data/auth.db, not "${raw}"`)
   if (redisUrl !== undefined) {

@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net'
 import { verify } from '@node-rs/argon2'
-import { hashPassword, passwordAuthLogger, type AccountStore } from '../lib/index.js'
+import { hashPassword, passwordAuthLogger, type AccountStore, type HashingStats } from '../lib/index.js'
 import { demoAccount, readAccountsFile, type AccountSeed } from './accounts-file.js'
 import { listenError, pageAddress } from './address.js'
 import { buildApp } from './app.js'
+import { boundMemoryUnderFloods } from './flood-memory.js'
 import { createMailer } from './mailer.js'
 import { readConfig } from './config.js'
 import { createStores } from './stores/index.js'
@@ -34,7 +35,9 @@ async function main (): Promise<void> {
 
   // Links point to APP_URL, or to the page's address, known once the server listens (PORT=0 picks a free port).
   let appUrl = config.appUrl ?? pageAddress(config.host, config.port)
+  const hashing: Array<() => HashingStats> = []
   const app = await buildApp({
+    onHashing: (stats) => hashing.push(stats),
     logger: passwordAuthLogger({ level: config.logLevel }),
     requestLogging: config.requestLogging,
     server: serverTimeouts(config.requestTimeout),
@@ -74,6 +77,8 @@ async function main (): Promise<void> {
     }
   })
   app.addHook('onClose', stores.close)
+  const stopWatching = boundMemoryUnderFloods(hashing)
+  app.addHook('onClose', async () => { stopWatching() })
   if (config.jwtSecretGenerated) {
     app.log.warn('JWT_SECRET is not set: using a random secret, so tokens die with this process and other instances reject them')
   }

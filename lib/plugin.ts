@@ -12,20 +12,25 @@
  *                RevertEmailChange, DeleteAccount, Account/Export), security/ (ChangePassword, Reauthenticate, Mfa/*,
  *                Passkeys/*, Sessions/Devices), sessions/ (Logout, Refresh, Sessions); beside them their shared
  *                context, the Fastify contexts they are registered in (index.ts), JWKS, and the answers of refused
- *                checks (refusals.ts: refuseResetRequired too)
- *   guard/ password/ mfa/ messages/ passkeys/ account/
+ *                checks (refusals.ts: refuseResetRequired too). They call no store: accounts through account/, the
+ *                rest through the services of the rooms below
+ *   account/     the account service: the routes' and the admin API's one door to the account store (service.ts),
+ *                and the account's rules: a one-time token's account still stands (ofToken, by session/account-rule.ts,
+ *                the one rule the guard and Refresh also apply), the hash compare-and-set and its one retry rule, what
+ *                ends after a new password (new-password.ts), forgetting the account everywhere (forget-account.ts),
+ *                fastify.passwordAuth.admin on them (admin.ts), the activity kept for it, self-service's options
+ *   guard/ password/ mfa/ messages/ passkeys/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
  *                range check (k-anonymity, breach-options.ts), the credential check, legacy/ hash formats
  *     mfa/       second factors: TOTP (otplib), sealed secrets, hashed recovery codes, the code counters, trusted devices
  *     messages/  what the host's `deliver` is handed, after the answer, the per-address mail limit, the new-device notice
  *     passkeys/  WebAuthn through @simplewebauthn/server (loaded only when on): challenges, verification, signature counters
- *     account/   account self-service's options (e-mail change, deletion, export), fastify.passwordAuth.admin,
- *                the activity kept for it, and the one seam to an account's passkeys (passkeys.ts)
  *   throttle/ session/
  *     throttle/  attempt counting per e-mail and per known device, device tokens, the per-IP limit's options
- *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account
- *                rule; the host's session API; cookie mode's cookies
+ *     session/   sessions: start, refresh with rotating refresh tokens, end; the token body; the account rule
+ *                (account-rule.ts: does a token's account still stand, defined once here, below the guard that
+ *                checks it on every request); the host's session API; cookie mode's cookies
  *   tokens/ http/
  *     tokens/    signing keys and the key ring (every key derived from them, with its rotation), access
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
@@ -48,6 +53,8 @@
 import type { FastifyInstance } from 'fastify'
 import { keepActivity } from './account/activity.js'
 import { createAdmin, type AdminApi } from './account/admin.js'
+import type { AccountParts } from './account/parts.js'
+import { AccountService } from './account/service.js'
 import { createEventEmitter } from './common/events.js'
 import { installGuard } from './guard/options.js'
 import { warnAboutHostSettings } from './http/host-settings.js'
@@ -55,7 +62,6 @@ import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
 import { createResetLinks } from './messages/reset-links.js'
 import { createMfa } from './mfa/options.js'
-import { removeSecondFactor } from './mfa/remove-second-factor.js'
 import { resolveOptions, type PasswordAuthOptions } from './options.js'
 import { createPasskeys } from './passkeys/options.js'
 import type { HashingStats } from './password/hasher.js'
@@ -112,48 +118,42 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const resetLinks = passwordReset === undefined ? undefined : createResetLinks({ oneTimeTokens, outbox, mailLimit, ttlMs: passwordReset.ttlMs })
   const passkeys = createPasskeys(config.passkeys, { accounts, oneTimeTokens, storeCall, emit, log })
 
+  // The account's rules act on all of these; the routes and the admin API reach the account store only through them.
+  const accountParts: AccountParts = {
+    accounts: new AccountService(accounts, storeCall),
+    sessionService,
+    oneTimeTokens,
+    throttle: attemptThrottle,
+    mailLimit,
+    outbox,
+    activity,
+    storeCall,
+    emit,
+    log,
+    secondFactor: mfa?.secondFactor,
+    trustedDevices: mfa?.trustedDevices,
+    passkeys
+  }
+
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
     sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
-    admin: createAdmin({
-      accounts,
-      storeCall,
-      emit,
-      log,
-      sessionService,
-      throttle: attemptThrottle,
-      activity,
-      passkeys,
-      sendResetLink: resetLinks === undefined ? undefined : async (caller, account) => await resetLinks.send(caller, account),
-      forgetSecondFactor: mfa === undefined ? undefined : async (caller, accountId) => await removeSecondFactor(mfa, caller, accountId),
-      notify: (message) => { outbox.send(undefined, message) }
-    }),
+    admin: createAdmin({ ...accountParts, resetLinks }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 
   await registerRoutes(fastify, {
     ...password,
-    accounts,
-    storeCall,
-    emit,
+    ...accountParts,
     accessTokens,
-    oneTimeTokens,
-    sessionService,
     refresh: config.sessions.refresh.enabled,
     reauthMaxAge: config.sessions.reauthMaxAge,
     refreshCookie: cookies?.refresh,
-    throttle: attemptThrottle,
     knownDevices,
-    outbox,
-    mailLimit,
-    secondFactor: mfa?.secondFactor,
     mfaTtlMs: mfa?.ttlMs ?? 0,
     resetLinks,
     account: config.account,
-    activity,
-    passkeys,
-    noticeNewDevice,
-    trustedDevices: mfa?.trustedDevices
+    noticeNewDevice
   }, {
     routes: config.routes,
     answerError,

@@ -1,20 +1,18 @@
-import type { FastifyBaseLogger } from 'fastify'
-import type { EmitEvent } from '../common/events.js'
-import type { SessionService } from '../session/service.js'
+import type { ResetLinks } from '../messages/reset-links.js'
+import { removeSecondFactor } from '../mfa/remove-second-factor.js'
 import { normalizeEmail } from '../stores/email.js'
 import { markResetRequired } from '../stores/reset-required.js'
-import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, ActivityRecord, PasswordAuthAccount } from '../stores/types.js'
-import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
-import type { AccountActivity } from './activity.js'
-import type { AccountPasskeys } from './passkeys.js'
+import type { ActivityRecord } from '../stores/types.js'
+import type { AccountParts } from './parts.js'
+import { tellSecondFactorOff } from './second-factor-off.js'
 
 /** Who acts: the admin as the host names them (a user id, an e-mail), written into the action's event. */
 export interface AdminActor { admin: string }
 
 /**
  * `fastify.passwordAuth.admin` (contract §22): what support staff may do to an account, never setting or seeing a
- * password. Each action emits an event naming the acting admin; store failures reject (a 503 error).
+ * password. Each action emits an event naming the acting admin; store failures reject (a 503 error). No deletion:
+ * §22 names none; were it added there, forget-account.ts's deleteAccount (DeleteAccount's) is what it would call.
  */
 export interface AdminApi {
   /**
@@ -40,25 +38,10 @@ export interface AdminApi {
   activity (accountId: string, options?: { limit?: number }): Promise<ActivityRecord[]>
 }
 
-export interface AdminParts {
-  accounts: AccountStore
-  storeCall: StoreCall
-  emit: EmitEvent
-  log: FastifyBaseLogger
-  sessionService: SessionService
-  throttle: AttemptThrottle
-  activity: AccountActivity
-  passkeys: AccountPasskeys | undefined
-  /** Sends a password_reset link (messages/reset-links.ts); undefined while resets are off. */
-  sendResetLink: ((caller: { log: FastifyBaseLogger }, account: PasswordAuthAccount) => Promise<boolean>) | undefined
-  /** Removes the second factor, its counters and every trusted device (mfa/remove-second-factor.ts); undefined while two factors are off. */
-  forgetSecondFactor: ((caller: { log: FastifyBaseLogger }, accountId: string) => Promise<boolean>) | undefined
-  /** Hands a notice to `deliver` (messages/outbox.ts). */
-  notify: (message: { type: 'mfa_disabled' | 'passkey_removed', to: string, accountId: string }) => void
+/** The account's parts, and the reset link the marked account is sent (messages/reset-links.ts; undefined while resets are off). */
+export interface AdminParts extends AccountParts {
+  resetLinks: ResetLinks | undefined
 }
-
-/** Marking the hash races a password change at most this often before requirePasswordReset gives up. */
-const CAS_TRIES = 5
 
 function actorOf (actor: AdminActor | undefined, action: string): string {
   if (typeof actor?.admin !== 'string' || actor.admin.trim() === '') {
@@ -73,37 +56,27 @@ function accountIdOf (accountId: unknown, action: string): string {
 }
 
 export function createAdmin (parts: AdminParts): AdminApi {
-  const { accounts, storeCall, emit, log, sessionService, throttle, activity, passkeys, sendResetLink, forgetSecondFactor, notify } = parts
+  const { accounts, storeCall, emit, log, sessionService, throttle, activity, passkeys, resetLinks, secondFactor, trustedDevices, outbox } = parts
   const caller = { log }
-  const findById = async (id: string): Promise<PasswordAuthAccount | null> => await storeCall(log, 'accounts.findById', () => accounts.findById(id))
-
-  /** Puts the reset mark on the stored hash, advancing the credential version (every token dies): a compare-and-set on the hash. */
-  async function markAccount (account: PasswordAuthAccount): Promise<boolean> {
-    for (let tries = 0; tries < CAS_TRIES; tries++) {
-      const stored = await storeCall(log, 'accounts.findByEmail', () => accounts.findByEmail(account.email))
-      if (stored === null || stored.id !== account.id) return false
-      const marked = await storeCall(log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
-        id: account.id, expectedHash: stored.passwordHash, newHash: markResetRequired(stored.passwordHash), advanceCredentialVersion: true
-      }))
-      if (marked) return true
-    }
-    throw new Error('fastify-password-auth: admin.requirePasswordReset: the password kept changing under it; try again')
-  }
 
   return {
     async requirePasswordReset (accountId, actor) {
       const admin = actorOf(actor, 'requirePasswordReset')
-      if (sendResetLink === undefined) {
+      if (resetLinks === undefined) {
         throw new TypeError('fastify-password-auth: admin.requirePasswordReset needs passwordReset: true (and deliver): the reset link is the only way back in')
       }
-      const account = await findById(accountIdOf(accountId, 'requirePasswordReset'))
-      if (account === null || !await markAccount(account)) return false
+      const account = await accounts.stored(caller, accountIdOf(accountId, 'requirePasswordReset'))
+      if (account === null) return false
+      // The reset mark on the stored hash, advancing the credential version (every token dies).
+      const marking = await accounts.replacePasswordHash(caller, account, (current) => markResetRequired(current.passwordHash))
+      if (marking === 'gone') return false
+      if (marking === 'raced') throw new Error('fastify-password-auth: admin.requirePasswordReset: the password kept changing under it; try again')
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
       // As the reset itself would, and after the new credential version: a registration in flight is outrun.
       await passkeys?.removeAll(caller, account.id)
       // The link carries the new credential version, so it works where every older token does not.
-      const marked = await findById(account.id)
-      if (marked !== null) await sendResetLink(caller, marked)
+      const marked = await accounts.findById(caller, account.id)
+      if (marked !== null) await resetLinks.send(caller, marked)
       emit(undefined, { type: 'admin.password_reset_required', admin, accountId: account.id, sessionsEnded })
       return true
     },
@@ -118,15 +91,12 @@ export function createAdmin (parts: AdminParts): AdminApi {
 
     async resetSecondFactor (accountId, actor) {
       const admin = actorOf(actor, 'resetSecondFactor')
-      if (forgetSecondFactor === undefined) throw new TypeError('fastify-password-auth: admin.resetSecondFactor: two factors are not configured (the mfa option)')
-      const account = await findById(accountIdOf(accountId, 'resetSecondFactor'))
+      if (secondFactor === undefined) throw new TypeError('fastify-password-auth: admin.resetSecondFactor: two factors are not configured (the mfa option)')
+      const account = await accounts.findById(caller, accountIdOf(accountId, 'resetSecondFactor'))
       if (account === null) return false
-      const wasOn = await forgetSecondFactor(caller, account.id)
+      const wasOn = await removeSecondFactor({ secondFactor, trustedDevices }, caller, account.id)
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
-      if (wasOn) {
-        emit(undefined, { type: 'mfa.disabled', accountId: account.id })
-        notify({ type: 'mfa_disabled', to: account.email, accountId: account.id })
-      }
+      if (wasOn) tellSecondFactorOff(parts, undefined, account.id, account.email)
       emit(undefined, { type: 'admin.second_factor_reset', admin, accountId: account.id, sessionsEnded })
       return true
     },
@@ -134,11 +104,11 @@ export function createAdmin (parts: AdminParts): AdminApi {
     async removePasskeys (accountId, actor) {
       const admin = actorOf(actor, 'removePasskeys')
       if (passkeys === undefined) throw new TypeError('fastify-password-auth: admin.removePasskeys: passkeys are not configured')
-      const account = await findById(accountIdOf(accountId, 'removePasskeys'))
+      const account = await accounts.findById(caller, accountIdOf(accountId, 'removePasskeys'))
       if (account === null) return false
       // The sessions first: a registration in flight then fails the guard's check, or is outrun by the removal.
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
-      if (await passkeys.removeAll(caller, account.id) > 0) notify({ type: 'passkey_removed', to: account.email, accountId: account.id })
+      if (await passkeys.removeAll(caller, account.id) > 0) outbox.send(undefined, { type: 'passkey_removed', to: account.email, accountId: account.id })
       emit(undefined, { type: 'admin.passkeys_removed', admin, accountId: account.id, sessionsEnded })
       return true
     },

@@ -1,5 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify'
 import type { AccountActivity } from '../account/activity.js'
 import type { ResolvedAccount } from '../account/options.js'
+import type { AccountService } from '../account/service.js'
 import type { EmitEvent } from '../common/events.js'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { MailLimit } from '../messages/mail-limit.js'
@@ -16,7 +18,6 @@ import type { PasswordHasher } from '../password/hasher.js'
 import type { PasswordPolicy } from '../password/policy.js'
 import type { SessionService } from '../session/service.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import type { KnownDevices } from '../throttle/known-devices.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
@@ -24,7 +25,10 @@ import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {
-  accounts: AccountStore
+  /** The account store's one door: the routes read and write accounts through it alone. */
+  accounts: AccountService
+  /** The plugin's log, for what the account's rules do outside a request. */
+  log: FastifyBaseLogger
   sessionService: SessionService
   accessTokens: AccessTokens
   /** Where every argon2 run waits: the routes that hash shed at once when it is full. */
@@ -58,7 +62,7 @@ export interface RouteContext {
   account: ResolvedAccount
   /** The accounts' security events (admin.activity); an account's go with it. */
   activity: AccountActivity
-  /** Passkeys, when on (they are also the account's AccountPasskeys: RevertEmailChange, DeleteAccount, Export, admin). */
+  /** Passkeys, when on. */
   passkeys: Passkeys | undefined
   /**
    * Tells the owner of a sign-in without a live device token of the account (new_device_login, contract §21).

@@ -2,13 +2,13 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
 import { randomId } from '../common/random-id.js'
 import type { EmitEvent, RefreshFailureReason } from '../common/events.js'
-import { accountProblem } from './account-rule.js'
+import { accountAccepts, accountProblem } from './account-rule.js'
 import type { RefreshTokens } from './refresh-tokens.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type {
   AccountStore, PasswordAuthAccount, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionStore, SessionTimes
 } from '../stores/types.js'
-import type { AccessTokens, IssuedAccessToken } from '../tokens/access-tokens.js'
+import type { AccessTokenClaims, AccessTokens, IssuedAccessToken } from '../tokens/access-tokens.js'
 
 /** The body of a successful Login or Refresh. */
 export interface TokenReply extends IssuedAccessToken {
@@ -126,12 +126,14 @@ export class SessionService {
   }
 
   /**
-   * Logout's end of a session, with `read` running beside it in the same fail-closed store call (one deadline
-   * and one promise layer for both: Logout is among the cheapest requests, so each counts). Resolves the
-   * account the session belonged to (null if it was not live) and what `read` resolved.
+   * Logout's end of the session of an access token, with the account read beside it in the same fail-closed store
+   * call (one deadline and one promise layer for both: Logout is among the cheapest requests, so each counts). True
+   * if this call ended the session, it was the token's account's, and that account still stands (account-rule.ts).
    */
-  endForLogout<T> (request: FastifyRequest, sessionId: string, operation: string, read: () => Promise<T>): Promise<[string | null, T]> {
-    return this.#storeCall(request.log, `sessions.end, ${operation}`, () => Promise.all([this.#store.end(sessionId, 'logout'), read()]))
+  async endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): Promise<boolean> {
+    const [ended, account] = await this.#storeCall(request.log, 'sessions.end, accounts.findById', () =>
+      Promise.all([this.#store.end(sid, 'logout'), this.#accounts.findById(sub)]))
+    return ended === sub && accountAccepts(account, cv)
   }
 
   /**

@@ -1,7 +1,7 @@
 import { isObject, nearest } from '../common/option-rules.js'
 
 /** A store's options: each name it takes, and what a value must be. */
-export type StoreOptionRules = Record<string, 'pool' | 'client' | 'database' | 'name' | 'prefix' | 'milliseconds' | 'count' | 'function' | 'boolean' | 'any'>
+export type StoreOptionRules = Record<string, 'pool' | 'client' | 'database' | 'mysql' | 'name' | 'prefix' | 'milliseconds' | 'count' | 'function' | 'boolean' | 'any'>
 
 /** Names taken from another backend's stores, pointed at this one's: `client` on a PostgreSQL store means `pool`. */
 const OTHER_BACKEND: Record<string, string> = { client: 'pool', redis: 'client', pool: 'client', table: 'prefix', prefix: 'table', db: 'database' }
@@ -10,6 +10,7 @@ const DESCRIBE = {
   pool: 'a pg Pool or Client (an object with a query() method)',
   client: 'an ioredis client (new Redis(…) or new Cluster(…)) or a node-redis one (createClient() or createCluster())',
   database: 'a better-sqlite3 Database (new Database(file))',
+  mysql: 'a mysql2/promise Pool (mysql.createPool(…) from mysql2/promise; of a callback pool, pass pool.promise())',
   name: 'a table name (optionally schema.table)',
   prefix: 'a string',
   milliseconds: 'a whole number of milliseconds from 1',
@@ -28,6 +29,8 @@ function fits (rule: StoreOptionRules[string], value: unknown): boolean {
     }
     case 'database': return typeof (value as { prepare?: unknown } | undefined)?.prepare === 'function' &&
       typeof (value as { transaction?: unknown }).transaction === 'function'
+    case 'mysql': return typeof (value as { execute?: unknown } | undefined)?.execute === 'function' &&
+      typeof (value as { getConnection?: unknown }).getConnection === 'function' && typeof (value as { promise?: unknown }).promise !== 'function'
     case 'name': return typeof value === 'string' && value !== ''
     case 'prefix': return typeof value === 'string'
     case 'milliseconds':
@@ -41,11 +44,11 @@ function fits (rule: StoreOptionRules[string], value: unknown): boolean {
 /**
  * Checks a store's options at construction, so a mistake fails there with the store's name and not as a
  * TypeError at the first request: an unknown name (with the one meant), a missing `pool` or `client`, a
- * value of the wrong kind. A `pool` or `client` rule is required; the rest may be left out.
+ * value of the wrong kind. A `pool`, `client`, `database` or `mysql` rule is required; the rest may be left out.
  */
 export function checkStoreOptions (store: string, options: unknown, rules: StoreOptionRules): void {
   const names = Object.keys(rules)
-  const connection = names.find((name) => rules[name] === 'pool' || rules[name] === 'client' || rules[name] === 'database')
+  const connection = names.find((name) => rules[name] === 'pool' || rules[name] === 'client' || rules[name] === 'database' || rules[name] === 'mysql')
   if (options === undefined) options = {}
   if (connection !== undefined && fits(rules[connection]!, options)) {
     throw new TypeError(`${store}: pass the ${connection} inside the options, new ${store}({ ${connection} }), not as the options`)

@@ -1,8 +1,10 @@
 import t from 'tap'
 import * as main from '../../lib/index.js'
 import { OPTION_KEYS } from '../../lib/options.js'
+import * as mysql from '../../lib/stores/mysql/index.js'
 import * as postgres from '../../lib/stores/postgres/index.js'
 import * as redis from '../../lib/stores/redis/index.js'
+import * as schema from '../../lib/stores/schema/index.js'
 import * as sqlite from '../../lib/stores/sqlite/index.js'
 import * as testing from '../../lib/stores/testing/index.js'
 import { buildTestApp } from '../helpers/app.js'
@@ -53,10 +55,11 @@ t.test('the Exports table names every export of the package and its subpaths, an
   const listed = new Set(table.flatMap((cells) => cells.flatMap(names)))
   const tableSql = [...listed].some((name) => name === '…TableSql')
   const tableSqlite = [...listed].some((name) => name === '…TableSqlite')
-  const modules = { 'fastify-password-auth': main, '/postgres': postgres, '/redis': redis, '/sqlite': sqlite, '/testing': testing }
+  const tableMysql = [...listed].some((name) => name === '…TableMysql')
+  const modules = { 'fastify-password-auth': main, '/postgres': postgres, '/redis': redis, '/sqlite': sqlite, '/mysql': mysql, '/schema': schema, '/testing': testing }
   for (const [where, module] of Object.entries(modules)) {
     for (const name of Object.keys(module)) {
-      t.ok(listed.has(name) || (tableSql && name.endsWith('TableSql')) || (tableSqlite && name.endsWith('TableSqlite')), `${where}: ${name} is in the table`)
+      t.ok(listed.has(name) || (tableSql && name.endsWith('TableSql')) || (tableSqlite && name.endsWith('TableSqlite')) || (tableMysql && name.endsWith('TableMysql')), `${where}: ${name} is in the table`)
     }
   }
   const { app } = await buildTestApp(t)
@@ -67,6 +70,6 @@ t.test('the Exports table names every export of the package and its subpaths, an
 
 t.test('the Stores table names every store class', async (t) => {
   const listed = new Set(rows(section('Stores')).flatMap(([first]) => names(first!)))
-  const stores = [main, postgres, redis, sqlite].flatMap((module) => Object.keys(module).filter((name) => name.endsWith('Store')))
+  const stores = [main, postgres, redis, sqlite, mysql].flatMap((module) => Object.keys(module).filter((name) => name.endsWith('Store')))
   for (const store of stores) t.ok(listed.has(store), `${store} is in the Stores table`)
 })

@@ -195,3 +195,16 @@ await app.register(passwordAuth, { accounts, jwt: { secret: 'x'.repeat(32) }, mf
 const { trustedDeviceStoreContract } = await import('fastify-password-auth/testing')
 const trustChecks: Array<{ name: string, run: () => Promise<void> }> = trustedDeviceStoreContract({ create: async () => trustStore })
 console.log(trustChecks.length)
+// MySQL / MariaDB: a mysql2/promise pool is what the stores take (checked with skipLibCheck off); schemaSql prints the DDL.
+const { MysqlAccountStore, MysqlSessionStore } = await import('fastify-password-auth/mysql')
+const mysqlPool = (await import('mysql2/promise')).default.createPool({ uri: 'mysql://app@127.0.0.1:3306/app' })
+const mysqlAccounts: AccountStore = new MysqlAccountStore({
+  pool: mysqlPool, table: 'users', idType: 'bigint', columns: { passwordHash: 'encrypted_password' }, fields: { displayName: 'name', plan: 'plan' }
+})
+await app.register(passwordAuth, { accounts: mysqlAccounts, sessions: new MysqlSessionStore({ pool: mysqlPool }), jwt: { secret: 'x'.repeat(32) } })
+// @ts-expect-error a declared required field must be mapped, here too
+console.log(new MysqlAccountStore({ pool: mysqlPool }))
+const { schemaSql } = await import('fastify-password-auth/schema')
+const ddl: string = schemaSql('mysql', { accountsTable: 'users' })
+// @ts-expect-error the dialects are postgres, mysql and sqlite
+console.log(ddl, schemaSql('mssql'))

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from '../../account/email-purposes.js'
 import { maskEmail } from '../../account/mask-email.js'
 import type { EmailChangeRoutes } from '../../account/options.js'
 import { requestError } from '../../common/errors.js'
@@ -11,11 +12,6 @@ import type { RouteContext } from '../context.js'
 import { requireSecondFactorSession } from '../security/second-factor-session.js'
 import { proveSessionPassword } from '../security/session-password.js'
 
-export const EMAIL_CHANGE = 'email_change'
-export const EMAIL_REVERT = 'email_revert'
-/** A note per address the account left (by a change or a revert), living revertTtl: the deletion notice goes there too. */
-export const EMAIL_LEFT = 'email_left'
-
 /**
  * POST /ChangeEmail (guarded, the password, a session that passed two factors when they are on): one 202 in one
  * time for a free, taken, pending or own address. The password stands for a recent authentication (a token taken
@@ -26,7 +22,7 @@ export const EMAIL_LEFT = 'email_left'
  * happens after it. Nothing changes yet.
  */
 export function registerChangeEmail (app: FastifyInstance, context: RouteContext, { verifyTtlMs }: EmailChangeRoutes): void {
-  const { accounts, storeCall, emit, outbox, mailLimit, oneTimeTokens, knownDevices } = context
+  const { accounts, emit, outbox, mailLimit, oneTimeTokens, knownDevices } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangeEmail', {
     onRequest: authenticate,
@@ -51,7 +47,7 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
     const device = await knownDevices.recognise(request, account.email, account)
     await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, device, route: 'ChangeEmail' })
     const newEmail = normalizeEmail(request.body.newEmail)
-    const holder = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(newEmail))
+    const holder = await accounts.findByEmail(request, newEmail)
     await oneTimeTokens.forget(request, account.id, [EMAIL_CHANGE])
     outbox.afterResponse(reply, async () => {
       const report = (outcome: 'sent' | 'account_exists' | 'own_address' | 'limited'): void => {
@@ -81,7 +77,7 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
  * as one the account left (the deletion notice goes there too for revertTtl).
  */
 export function registerVerifyEmailChange (app: FastifyInstance, context: RouteContext, { revertTtlMs }: EmailChangeRoutes): void {
-  const { accounts, storeCall, emit, outbox, oneTimeTokens, sessionService } = context
+  const { accounts, emit, outbox, oneTimeTokens, sessionService } = context
 
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string): Error {
     emit(request, { type: 'account.email_change_failed', route: 'VerifyEmailChange', reason, accountId })
@@ -104,16 +100,12 @@ export function registerVerifyEmailChange (app: FastifyInstance, context: RouteC
     const found = await oneTimeTokens.find(request, token, EMAIL_CHANGE)
     const newEmail = found?.fields?.newEmail
     if (found === null || typeof newEmail !== 'string') throw invalid(request, 'invalid_token')
-    const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(found.accountId))
-    if (account === null || !account.active || account.email !== found.email || account.credentialVersion !== found.credentialVersion) {
-      throw invalid(request, 'conflict', found.accountId)
-    }
+    const account = await accounts.ofToken(request, found, { boundToAddress: true })
+    if (account === null) throw invalid(request, 'conflict', found.accountId)
     if (await oneTimeTokens.consume(request, token, EMAIL_CHANGE) === null) throw invalid(request, 'invalid_token', account.id)
-    const moved = await storeCall(request.log, 'accounts.updateEmail', async () => await accounts.updateEmail!({
-      id: account.id, expectedEmail: found.email, expectedCredentialVersion: found.credentialVersion, newEmail
-    }))
+    const moved = await accounts.moveEmail(request, { id: account.id, expectedEmail: found.email, expectedCredentialVersion: found.credentialVersion, newEmail })
     if (!moved) {
-      const holder = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(newEmail))
+      const holder = await accounts.findByEmail(request, newEmail)
       throw invalid(request, holder !== null && holder.id !== account.id ? 'taken' : 'conflict', account.id)
     }
     emit(request, { type: 'account.email_changed', accountId: account.id, email: newEmail, previousEmail: account.email })

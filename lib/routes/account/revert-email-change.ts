@@ -1,17 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { EMAIL_LEFT, EMAIL_REVERT } from '../../account/email-purposes.js'
+import { afterNewPassword } from '../../account/new-password.js'
 import type { EmailChangeRoutes } from '../../account/options.js'
+import { tellSecondFactorOff } from '../../account/second-factor-off.js'
 import { requestError } from '../../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
 import { RevertEmailChangeBody, withDocumentedNewPassword } from '../../http/schemas.js'
 import { validateAs } from '../../http/validation.js'
 import { removeSecondFactor } from '../../mfa/remove-second-factor.js'
 import type { StoredAccount } from '../../stores/types.js'
-import { EMAIL_CHANGE, EMAIL_LEFT, EMAIL_REVERT } from './change-email.js'
 import type { RouteContext } from '../context.js'
-
-/** A password change racing the revert is retried on the fresh hash this often. */
-const CAS_TRIES = 3
 
 /**
  * POST /RevertEmailChange: for whoever lost the account through a change they did not make. The link went to the
@@ -27,48 +26,28 @@ const CAS_TRIES = 3
  * the link was used gives it back, for the owner's next try.
  */
 export function registerRevertEmailChange (app: FastifyInstance, context: RouteContext, { revertTtlMs }: EmailChangeRoutes): void {
-  const { accounts, hasher, policy, storeCall, emit, outbox, oneTimeTokens, sessionService, throttle, passkeys, secondFactor, trustedDevices } = context
+  const { accounts, hasher, policy, emit, oneTimeTokens, passkeys, secondFactor, trustedDevices } = context
 
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string): Error {
     emit(request, { type: 'account.email_change_failed', route: 'RevertEmailChange', reason, accountId })
     return requestError('FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID')
   }
 
-  async function storedAccount (request: FastifyRequest, id: string): Promise<StoredAccount | null> {
-    const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(id))
-    if (account === null) return null
-    const stored = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(account.email))
-    return stored?.id === id ? stored : null
-  }
-
   /**
-   * The old address back (unless another account took it), then the new password (compare-and-set, retried on a
-   * racing password change, never on an account that moved meanwhile).
+   * The old address back (unless another account took it), then the new password: the account service's retry rule
+   * on a racing password change, never on an account that moved meanwhile.
    */
   async function restore (request: FastifyRequest, account: StoredAccount, oldEmail: string, newHash: string): Promise<'restored' | 'taken' | 'conflict'> {
-    const { id } = account
-    if (account.email !== oldEmail) {
-      const restored = await storeCall(request.log, 'accounts.updateEmail', async () => await accounts.updateEmail!({
-        id, expectedEmail: account.email, expectedCredentialVersion: account.credentialVersion, newEmail: oldEmail
-      }))
-      if (!restored) return 'taken'
-    }
-    for (let tries = 0; tries < CAS_TRIES; tries++) {
-      const current = tries === 0 ? account : await storedAccount(request, id)
-      if (current === null || (tries > 0 && current.email !== oldEmail)) break
-      const expectedHash = current.passwordHash
-      if (await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({ id, expectedHash, newHash, advanceCredentialVersion: true }))) return 'restored'
-    }
-    return 'conflict'
+    if (account.email !== oldEmail && !await accounts.moveEmail(request, {
+      id: account.id, expectedEmail: account.email, expectedCredentialVersion: account.credentialVersion, newEmail: oldEmail
+    })) return 'taken'
+    return await accounts.replacePasswordHash(request, account, () => newHash, (current) => current.email === oldEmail) === 'replaced' ? 'restored' : 'conflict'
   }
 
   /** What a taker may have added goes: passkeys, two factors (each removal may run again). */
   async function removeWhatATakerAdded (request: FastifyRequest, accountId: string, oldEmail: string): Promise<void> {
     await passkeys?.removeAll(request, accountId)
-    if (secondFactor !== undefined && await removeSecondFactor({ secondFactor, trustedDevices }, request, accountId)) {
-      emit(request, { type: 'mfa.disabled', accountId })
-      outbox.send(request, { type: 'mfa_disabled', to: oldEmail, accountId })
-    }
+    if (secondFactor !== undefined && await removeSecondFactor({ secondFactor, trustedDevices }, request, accountId)) tellSecondFactorOff(context, request, accountId, oldEmail)
   }
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/RevertEmailChange', {
@@ -93,11 +72,11 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     if (found === null || typeof oldEmail !== 'string') throw invalid(request, 'invalid_token')
     const reasons = await policy.evaluate(newPassword, undefined, oldEmail, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
-    const account = await storedAccount(request, found.accountId)
+    const account = await accounts.stored(request, found.accountId)
     if (account === null) throw invalid(request, 'invalid_token', found.accountId)
     const takenEmail = account.email
     // Refused before anything changes: an old address another account holds now is not taken from it.
-    if (takenEmail !== oldEmail && await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(oldEmail)) !== null) {
+    if (takenEmail !== oldEmail && await accounts.findByEmail(request, oldEmail) !== null) {
       throw invalid(request, 'taken', account.id)
     }
     const newHash = await hasher.hash(newPassword)
@@ -117,13 +96,7 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     }
     if (outcome !== 'restored') throw invalid(request, outcome, found.accountId)
     emit(request, { type: 'account.email_reverted', accountId: found.accountId, email: oldEmail, previousEmail: takenEmail })
-    await sessionService.endAll(request, found.accountId, 'email_changed')
-    // Again now that no earlier token works: one a taker registered since the first removal goes too (contract §18).
-    await passkeys?.removeAll(request, found.accountId)
-    // Whatever the taker had pending (a change, a reset link) dies; the owner's address is unblocked.
-    await oneTimeTokens.forget(request, found.accountId, [EMAIL_CHANGE, 'password_reset'])
-    await throttle.forget(request, oldEmail).catch(() => {})
-    outbox.send(request, { type: 'password_changed', to: oldEmail, accountId: found.accountId })
+    await afterNewPassword(context, request, { id: found.accountId, email: oldEmail }, { via: 'email_reverted' })
     // The taker's address is one the account left: a deletion within revertTtl is told there too.
     if (takenEmail !== oldEmail) await oneTimeTokens.note(request, EMAIL_LEFT, found.accountId, takenEmail, revertTtlMs)
     return await reply.code(204).send()

@@ -1,10 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { afterNewPassword } from '../../account/new-password.js'
 import { requestError } from '../../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
 import { ResetPasswordBody, withDocumentedNewPassword } from '../../http/schemas.js'
 import { validateAs } from '../../http/validation.js'
-import type { OneTimeToken, StoredAccount } from '../../stores/types.js'
+import type { StoredAccount } from '../../stores/types.js'
 import type { RouteContext } from '../context.js'
 import type { PasswordResetRoutes } from '../options.js'
 import { refuseCode } from '../refusals.js'
@@ -16,7 +17,7 @@ import { refuseCode } from '../refusals.js'
  * goes unless the host keeps them (passwordReset.keepPasskeys).
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext, { keepPasskeys }: PasswordResetRoutes): void {
-  const { accounts, hasher, policy, sessionService, storeCall, emit, throttle, outbox, oneTimeTokens, secondFactor, passkeys, trustedDevices } = context
+  const { accounts, hasher, policy, emit, oneTimeTokens, secondFactor, passkeys } = context
 
   /**
    * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on the
@@ -29,14 +30,6 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     if (check.outcome === 'accepted' || check.outcome === 'off') return
     if (check.outcome === 'spent') await oneTimeTokens.consume(request, token, 'password_reset').catch(() => {})
     throw refuseCode(context, request, reply, 'ResetPassword', account, check)
-  }
-
-  /** The account a live token still stands for: same id, e-mail and credential version, and active. */
-  async function accountOfToken (request: FastifyRequest, token: OneTimeToken | null): Promise<StoredAccount | null> {
-    if (token === null) return null
-    const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(token.email))
-    const current = account !== null && account.active && account.id === token.accountId && account.credentialVersion === token.credentialVersion
-    return current ? account : null
   }
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
@@ -61,7 +54,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     const { token, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
     const found = await oneTimeTokens.find(request, token, 'password_reset')
-    const account = await accountOfToken(request, found)
+    const account = found === null ? null : await accounts.storedOfToken(request, found)
     if (account === null) throw invalid(request, found?.accountId)
     const reasons = await policy.evaluate(newPassword, undefined, account.email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
@@ -72,25 +65,13 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     // up: a store failure answers 503 and leaves the link working.
     if (passkeys !== undefined && !keepPasskeys) await passkeys.removeAll(request, account.id, 'password_reset')
     if (await oneTimeTokens.consume(request, token, 'password_reset') === null) throw invalid(request, account.id)
-    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
-      id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
-    }))
-    if (!replaced) {
+    if (!await accounts.setPasswordHash(request, account, newHash)) {
       // The password changed since the lookup (a ChangePassword, another system): the token died with it.
       emit(request, { type: 'password.reset_failed', reason: 'conflict', accountId: account.id })
       throw requestError('FST_PWAUTH_RESET_TOKEN_INVALID')
     }
     emit(request, { type: 'password.reset', accountId: account.id, email: account.email })
-    // The new credential version already rejects every earlier token and trusted device (a reset must
-    // leave no device that skips the code: Better Auth #2728); these tidy up and may fail alone.
-    await trustedDevices?.endAll(request, account.id, 'password_reset')
-    await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
-    // Again now that no earlier token works: a passkey registered between the first removal and the new credential
-    // version (its token still good) goes too, and one still in flight is outrun (contract §18).
-    if (passkeys !== undefined && !keepPasskeys) await passkeys.removeAll(request, account.id, 'password_reset')
-    await throttle.reset(request, account.email).catch(() => {})
-    await secondFactor?.clearFailures(request, account.id).catch(() => {})
-    outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
+    await afterNewPassword(context, request, account, { via: 'password_reset', keepPasskeys })
     return await reply.code(204).send()
   })
 }

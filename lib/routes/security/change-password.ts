@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { afterNewPassword } from '../../account/new-password.js'
 import { normalizeEmail } from '../../stores/email.js'
 import { requestError } from '../../common/errors.js'
 import { BODY_ERRORS, noContentResponse, problemResponses } from '../../http/openapi.js'
@@ -9,7 +10,7 @@ import type { RouteContext } from '../context.js'
 import { refuseCode, refusePassword, refuseResetRequired } from '../refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, sessionService, checkPassword, knownDevices, storeCall, emit, outbox, secondFactor, trustedDevices } = context
+  const { accounts, hasher, policy, checkPassword, knownDevices, emit, secondFactor } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -54,19 +55,12 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
       if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'ChangePassword', account, check, { afterPassword: true })
     }
     const newHash = await hasher.hash(newPassword)
-    const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
-      id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: true
-    }))
-    if (!replaced) {
+    if (!await accounts.setPasswordHash(request, account, newHash)) {
       emit(request, { type: 'password.change_failed', reason: 'conflict', accountId: account.id, email })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }
     emit(request, { type: 'password.changed', accountId: account.id, email })
-    // The new credential version already rejects every earlier token and trusted device; ending the sessions
-    // and trusts tidies up the host's lists, so a store failure here does not undo the change.
-    await trustedDevices?.endAll(request, account.id, 'password_changed')
-    await sessionService.endAll(request, account.id, 'password_changed').catch(() => {})
-    outbox.send(request, { type: 'password_changed', to: account.email, accountId: account.id })
+    await afterNewPassword(context, request, account, { via: 'password_changed' })
     return await reply.code(204).send(null)
   })
 }

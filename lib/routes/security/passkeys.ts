@@ -8,7 +8,6 @@ import {
   CreationOptionsReply, LoginMfaOptionsBody, LoginPasskeyBody, PasskeyReply, RegisterPasskeyBody, RequestOptionsReply
 } from '../../http/passkey-schemas.js'
 import { documentedTokenReply } from '../../http/schemas.js'
-import { accountAccepts } from '../../session/account-rule.js'
 import { tokenBody } from '../../session/token-body.js'
 import type { PasskeyRouteContext } from '../context.js'
 import { proveSessionPassword } from './session-password.js'
@@ -149,7 +148,7 @@ export function registerAddPasskey (app: FastifyInstance, context: PasskeyRouteC
 
 /** POST /LoginMfa/Options (with two factors on): a JSON body, no argon2. */
 export function registerLoginMfaOptions (app: FastifyInstance, context: PasskeyRouteContext): void {
-  const { passkeys, oneTimeTokens, accounts, storeCall } = context
+  const { passkeys, oneTimeTokens, accounts } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginMfa/Options', {
     schema: {
@@ -164,8 +163,8 @@ export function registerLoginMfaOptions (app: FastifyInstance, context: PasskeyR
     }
   }, async (request) => {
     const challenge = await oneTimeTokens.find(request, request.body.mfaToken, 'mfa_login')
-    const account = challenge === null ? null : await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
-    if (challenge === null || !accountAccepts(account, challenge.credentialVersion)) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
+    const account = challenge === null ? null : await accounts.ofToken(request, challenge)
+    if (account === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
     return await passkeys.requestOptions(request, 'mfa', account)
   })
 }

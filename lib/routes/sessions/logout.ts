@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { bearerToken } from '../../guard/token-check.js'
-import { accountAccepts } from '../../session/account-rule.js'
 import { requestError } from '../../common/errors.js'
 import { noContentResponse, problemResponses, setCookieHeader } from '../../http/openapi.js'
 import type { RouteContext } from '../context.js'
 
 export function registerLogout (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, accessTokens, sessionService, emit, refreshCookie } = context
+  const { accessTokens, sessionService, emit, refreshCookie } = context
 
   app.post('/Logout', {
     schema: {
@@ -50,8 +49,7 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
     const claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
     // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
     // logouts of one session only the one that ended it gets 204.
-    const [ended, account] = await sessionService.endForLogout(request, claims.sid, 'accounts.findById', () => accounts.findById(claims.sub))
-    if (ended !== claims.sub || !accountAccepts(account, claims.cv)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    if (!await sessionService.endForLogout(request, claims)) throw requestError('FST_PWAUTH_TOKEN_INVALID')
     emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
   }
 }

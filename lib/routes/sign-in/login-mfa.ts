@@ -7,7 +7,6 @@ import { LoginMfaOrPasskeyBody } from '../../http/passkey-schemas.js'
 import { documentedTokenReply, LoginMfaBody } from '../../http/schemas.js'
 import type { Static } from '@sinclair/typebox'
 import type { AcceptedPasskey } from '../../passkeys/passkeys.js'
-import { accountAccepts } from '../../session/account-rule.js'
 import { tokenBody } from '../../session/token-body.js'
 import type { MfaRouteContext } from '../context.js'
 import { refuseCode } from '../refusals.js'
@@ -20,7 +19,7 @@ const PURPOSE = 'mfa_login'
  * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
-  const { accounts, sessionService, knownDevices, storeCall, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, noticeNewDevice, trustedDevices } = context
+  const { accounts, sessionService, knownDevices, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, noticeNewDevice, trustedDevices } = context
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
     emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
@@ -47,9 +46,9 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     if (challenge === null) throw invalid(request)
     // Read before anything is checked: an end of every trust from now on (a reset, Disable, EndOthers) outruns this one (contract §21).
     const trustGeneration = rememberDevice && trustedDevices !== undefined ? await trustedDevices.generation(request, challenge.accountId) : undefined
-    const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(challenge.accountId))
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
-    if (!accountAccepts(account, challenge.credentialVersion)) throw invalid(request, challenge.accountId)
+    const account = await accounts.ofToken(request, challenge)
+    if (account === null) throw invalid(request, challenge.accountId)
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.
     const deviceId = (await knownDevices.recognise(request, account.email, account))?.id ?? null

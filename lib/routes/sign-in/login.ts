@@ -13,7 +13,7 @@ import { refusePassword, refuseResetRequired } from '../refusals.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
   const {
-    accounts, hasher, sessionService, checkPassword, knownDevices, storeCall, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs,
+    accounts, hasher, sessionService, checkPassword, knownDevices, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs,
     noticeNewDevice, trustedDevices
   } = context
   const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
@@ -26,10 +26,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   async function upgradeHash (request: FastifyRequest, account: StoredAccount, password: string, from: string): Promise<void> {
     try {
       const newHash = await hasher.hash(password)
-      const replaced = await storeCall(request.log, 'accounts.updatePasswordHash', () => accounts.updatePasswordHash({
-        id: account.id, expectedHash: account.passwordHash, newHash, advanceCredentialVersion: false
-      }))
-      if (replaced) emit(request, { type: 'password.rehashed', accountId: account.id, email: account.email, from })
+      if (await accounts.setPasswordHash(request, account, newHash, false)) emit(request, { type: 'password.rehashed', accountId: account.id, email: account.email, from })
     } catch {
       // Already logged by storeCall, or hashing is at capacity: the next login tries again.
     }

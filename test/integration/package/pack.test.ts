@@ -47,6 +47,7 @@ t.test('the packed package installs in a new app and runs the README quick start
   started = Date.now()
   await npm(app, 'install', 'fastify', join(dir, packed!.filename), '--no-audit', '--no-fund', '--prefer-offline')
   t.comment(`installed in ${Date.now() - started} ms`)
+  t.match(await npm(app, 'exec', '--', 'fastify-password-auth', 'schema', 'sqlite'), /^CREATE TABLE IF NOT EXISTS "auth_accounts"/, 'npx fastify-password-auth schema prints the DDL')
 
   const script = join(app, 'quick-start.js')
   await writeFile(script, cjs)

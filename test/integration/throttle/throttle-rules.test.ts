@@ -1,10 +1,12 @@
 import t, { type Test } from 'tap'
 import { MemoryAttemptStore, type AttemptOutcome, type AttemptStore, type ThrottlePolicy } from '../../../lib/index.js'
+import { createMysqlSchema, MysqlAttemptStore } from '../../../lib/stores/mysql/index.js'
 import { createPostgresSchema, PostgresAttemptStore } from '../../../lib/stores/postgres/index.js'
 import { RedisAttemptStore } from '../../../lib/stores/redis/index.js'
 import { SqliteAttemptStore } from '../../../lib/stores/sqlite/index.js'
 import { admit, afterOutcome, NO_COUNTS } from '../../../lib/stores/attempt-rules.js'
 import { deleteKeys, postgresSchema, postgresUnavailable, redisClient, redisUnavailable } from '../../helpers/services.js'
+import { mysqlDatabase, mysqlUnavailable } from '../../helpers/mysql.js'
 import { sqliteDatabase, sqliteFile, sqliteUnavailable } from '../../helpers/sqlite.js'
 
 const POLICY: ThrottlePolicy = { freeFailures: 2, blockMs: 300, maxBlockMs: 700, leaseMs: 250, forgetAfterMs: 600 }
@@ -93,4 +95,10 @@ t.test('the memory store and the Redis scripts answer one sequence alike', { ski
 t.test('the memory store and the SQLite store (the same rules, run in a BEGIN IMMEDIATE transaction) answer one sequence alike', { skip: sqliteUnavailable }, async (t) => {
   const database = sqliteDatabase(t, sqliteFile(t))
   t.same((await compare(t, new SqliteAttemptStore({ database }), 'SQLite')).join(','), EXPECTED.join(','))
+})
+
+t.test('the memory store and the MySQL store (the same rules, run in a transaction over the key\'s locked row) answer one sequence alike', { skip: mysqlUnavailable }, async (t) => {
+  const { pool } = await mysqlDatabase(t, 'rules', { connectionLimit: 4 })
+  await createMysqlSchema(pool)
+  t.same((await compare(t, new MysqlAttemptStore({ pool }), 'MySQL')).join(','), EXPECTED.join(','))
 })
