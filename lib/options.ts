@@ -1,13 +1,14 @@
-import { resolveAccount, type AccountPluginOptions, type ResolvedAccount } from './account/options.js'
+import { ACCOUNT_KEYS, resolveAccount, type AccountPluginOptions, type ResolvedAccount } from './account/options.js'
 import type { AuthEventHandler } from './common/events.js'
+import { applyAliases } from './common/option-aliases.js'
 import { invalidOption } from './common/errors.js'
 import { assert, checkHeaderText, checkKnownKeys, isInteger, isObject, PLUGIN_NAME } from './common/option-rules.js'
 import { resolveGuard, type GuardPluginOptions, type ResolvedDecorators } from './guard/options.js'
 import { resolveMessages, type MessagesPluginOptions, type ResolvedMessages } from './messages/options.js'
-import { resolveMfa, type MfaPluginOptions, type ResolvedMfa } from './mfa/options.js'
-import { resolvePasskeys, type PasskeysPluginOptions, type ResolvedPasskeys } from './passkeys/options.js'
+import { MFA_OPTION_KEYS, resolveMfa, type MfaPluginOptions, type ResolvedMfa } from './mfa/options.js'
+import { PASSKEYS_OPTION_KEYS, resolvePasskeys, type PasskeysPluginOptions, type ResolvedPasskeys } from './passkeys/options.js'
 import { resolvePassword, type HashingOptions, type PasswordPluginOptions, type ResolvedPassword } from './password/options.js'
-import { resolveRoutes, type ResolvedRoutes, type RoutesPluginOptions } from './routes/options.js'
+import { PASSWORD_RESET_KEYS, REGISTRATION_KEYS, resolveRoutes, type ResolvedRoutes, type RoutesPluginOptions } from './routes/options.js'
 import { resolveSessions, type RefreshOptions, type ResolvedSessions, type SessionPluginOptions } from './session/options.js'
 import { checkStore } from './stores/check-store.js'
 import { MemoryAttemptStore } from './stores/memory/attempts.js'
@@ -17,9 +18,9 @@ import { MemoryPasskeyStore } from './stores/memory/passkeys.js'
 import { MemorySessionStore } from './stores/memory/sessions.js'
 import { MemoryTrustedDeviceStore } from './stores/memory/trusted-devices.js'
 import { isProcessLocal } from './stores/process-local.js'
-import type { AccountStore } from './stores/types.js'
-import { resolveThrottle, type RateLimitOptions, type ResolvedThrottle, type ThrottleOptions, type ThrottlePluginOptions } from './throttle/options.js'
-import { resolveTokens, type JwtOptions, type ResolvedTokens, type TokensPluginOptions } from './tokens/options.js'
+import type { AccountStore, MfaStore, PasskeyStore } from './stores/types.js'
+import { resolveThrottle, THROTTLE_OPTION_KEYS, type RateLimitOptions, type ResolvedThrottle, type ThrottleOptions, type ThrottlePluginOptions } from './throttle/options.js'
+import { JWT_OPTION_KEYS, resolveTokens, type JwtOptions, type ResolvedTokens, type TokensPluginOptions } from './tokens/options.js'
 
 export type { HashingOptions, JwtOptions, RateLimitOptions, RefreshOptions, ThrottleOptions }
 
@@ -28,7 +29,7 @@ export type { HashingOptions, JwtOptions, RateLimitOptions, RefreshOptions, Thro
  * (`<room>/options.ts`); the few every room shares are here.
  */
 export interface PasswordAuthOptions extends TokensPluginOptions, SessionPluginOptions, PasswordPluginOptions, ThrottlePluginOptions,
-  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions, AccountPluginOptions, PasskeysPluginOptions {
+  RoutesPluginOptions, MessagesPluginOptions, MfaPluginOptions, GuardPluginOptions, AccountPluginOptions, PasskeysPluginOptions, DeprecatedOptions {
   accounts: AccountStore
   /** `realm` of the WWW-Authenticate challenges, default 'fastify-password-auth'. */
   realm?: string
@@ -36,6 +37,25 @@ export interface PasswordAuthOptions extends TokensPluginOptions, SessionPluginO
   storeTimeout?: number
   /** Receives every audit event. Errors it throws are logged and otherwise ignored. */
   onEvent?: AuthEventHandler
+}
+
+/**
+ * The flat names of earlier versions, which the HTTP contract (§13–§19) still uses: each is read as its place in its
+ * feature's group (it does not turn the feature on), warns once per process, and is refused beside that place.
+ */
+export interface DeprecatedOptions {
+  /** @deprecated Use `mfa: { ttl }`. */
+  mfaTtl?: number
+  /** @deprecated Use `mfa: { store }`. */
+  mfaStore?: MfaStore
+  /** @deprecated Use `passkeys: { ttl }`. */
+  passkeyTtl?: number
+  /** @deprecated Use `passkeys: { store }`. */
+  passkeyStore?: PasskeyStore
+  /** @deprecated Use `passwordReset: { ttl }`. */
+  resetTtl?: number
+  /** @deprecated Use `registration: { ttl }` for Register's link and `account: { verifyTtl }` for ChangeEmail's (this sets both). */
+  verifyTtl?: number
 }
 
 /** Every option checked, with its defaults: the shared ones, then each room's. */
@@ -68,14 +88,15 @@ export const OPTION_KEYS: ReadonlyArray<keyof PasswordAuthOptions> = [
 /** Options of earlier versions: the old name points at its successor, whatever the spelling distance says. */
 const RENAMED = { revocations: 'sessions' }
 
-/** Options of earlier versions that moved into their feature's group: a host upgrading is told where each went. */
-const MOVED = {
-  mfaTtl: 'mfa: { ttl }',
-  mfaStore: 'mfa: { store }',
-  passkeyTtl: 'passkeys: { ttl }',
-  passkeyStore: 'passkeys: { store }',
-  resetTtl: 'passwordReset: { ttl }',
-  verifyTtl: 'registration: { ttl } for Register\'s link, and account: { verifyTtl } for ChangeEmail\'s'
+/** The groups' own options: one written at the top is pointed to its group (`trustDays`: did you mean mfa.trustDays?). */
+const GROUP_MEMBERS = {
+  jwt: JWT_OPTION_KEYS,
+  throttle: THROTTLE_OPTION_KEYS,
+  passwordReset: PASSWORD_RESET_KEYS,
+  registration: REGISTRATION_KEYS,
+  mfa: MFA_OPTION_KEYS,
+  account: ACCOUNT_KEYS,
+  passkeys: PASSKEYS_OPTION_KEYS
 }
 
 const isOn = (value: unknown): boolean => value !== undefined && value !== false
@@ -112,11 +133,11 @@ const NEEDS_FEATURE: ReadonlyArray<{ option: string, given: (o: PasswordAuthOpti
 ]
 
 /** Checks every option and fills in the defaults, visiting each room's door once; a mistake throws FST_PWAUTH_INVALID_OPTION. */
-export function resolveOptions (options: PasswordAuthOptions): ResolvedOptions {
-  assert(isObject(options), 'the options are required, e.g. { accounts, jwt: { secret } }')
-  for (const [before, now] of Object.entries(RENAMED)) assert(!Object.hasOwn(options, before), `unknown option ${before}: did you mean ${now}?`)
-  for (const [before, now] of Object.entries(MOVED)) assert(!Object.hasOwn(options, before), `${before} moved: use ${now}`)
-  checkKnownKeys(options, OPTION_KEYS, '')
+export function resolveOptions (given: PasswordAuthOptions): ResolvedOptions {
+  assert(isObject(given), 'the options are required, e.g. { accounts, jwt: { secret } }')
+  for (const [before, now] of Object.entries(RENAMED)) assert(!Object.hasOwn(given, before), `unknown option ${before}: did you mean ${now}?`)
+  const options = applyAliases(given)
+  checkKnownKeys(options, OPTION_KEYS, '', GROUP_MEMBERS)
   checkStore('accounts', options.accounts)
   const { accounts, realm = PLUGIN_NAME, storeTimeout = 2000, onEvent } = options
   checkHeaderText(realm, 'realm')

@@ -56,7 +56,7 @@ export interface ResolvedAccount {
   activity: ActivityStore
 }
 
-const ACCOUNT_KEYS = ['emailChange', 'verifyTtl', 'revertTtl', 'deletion', 'beforeDelete', 'export', 'exportData']
+export const ACCOUNT_KEYS = ['emailChange', 'verifyTtl', 'revertTtl', 'deletion', 'beforeDelete', 'export', 'exportData']
 
 interface Context {
   canDeliver: boolean

@@ -37,12 +37,19 @@ export function nearest (name: string, known: readonly string[]): string {
   return known.reduce((best, candidate) => score(name, candidate) < score(name, best) ? candidate : best)
 }
 
-/** Fails on any key of `value` not in `known`, naming the nearest known key: a misspelt option must not be ignored. */
-export function checkKnownKeys (value: Record<string, unknown>, known: readonly string[], where: string): void {
+/** `a`, `a or b`, `a, b or c`. */
+const either = (names: readonly string[]): string => names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`
+
+/**
+ * Fails on any key of `value` not in `known`, naming the nearest known key: a misspelt option must not be ignored.
+ * `members`: the keys of the groups inside `value`; one of them written here is pointed to its group (`mfa.trustDays`).
+ */
+export function checkKnownKeys (value: Record<string, unknown>, known: readonly string[], where: string, members: Readonly<Record<string, readonly string[]>> = {}): void {
+  const prefix = where === '' ? '' : `${where}.`
   for (const name of Object.keys(value)) {
-    if (!known.includes(name)) {
-      throw invalidOption(`unknown option ${where === '' ? '' : `${where}.`}${name}: did you mean ${where === '' ? '' : `${where}.`}${nearest(name, known)}?`)
-    }
+    if (known.includes(name)) continue
+    const inGroups = Object.entries(members).flatMap(([group, keys]) => keys.filter((key) => key.toLowerCase() === name.toLowerCase()).map((key) => `${prefix}${group}.${key}`))
+    throw invalidOption(`unknown option ${prefix}${name}: did you mean ${inGroups.length > 0 ? either(inGroups) : `${prefix}${nearest(name, known)}`}?`)
   }
 }
 

@@ -35,7 +35,7 @@ export interface MfaOptions {
   trustedDevices?: TrustedDeviceStore
 }
 
-const MFA_OPTION_KEYS = ['issuer', 'ttl', 'store', 'trustDays', 'trustedDevices']
+export const MFA_OPTION_KEYS = ['issuer', 'ttl', 'store', 'trustDays', 'trustedDevices']
 const MAX_TRUST_DAYS = 400
 
 /** Two factors, when on: the otpauth issuer, a challenge's lifetime, the store, and trusted devices (0 ms: off). */

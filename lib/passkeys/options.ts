@@ -32,7 +32,7 @@ export interface PasskeysOptions {
   store?: PasskeyStore
 }
 
-const PASSKEYS_OPTION_KEYS = ['rpId', 'rpName', 'origins', 'max', 'ttl', 'store']
+export const PASSKEYS_OPTION_KEYS = ['rpId', 'rpName', 'origins', 'max', 'ttl', 'store']
 
 export interface ResolvedPasskeys {
   rp: RelyingParty

@@ -25,6 +25,9 @@ export interface RoutesPluginOptions {
   registration?: boolean | { ttl?: number, fields?: Record<string, object> }
 }
 
+export const PASSWORD_RESET_KEYS = ['ttl', 'keepPasskeys']
+export const REGISTRATION_KEYS = ['ttl', 'fields']
+
 type RegistrationOptions = Exclude<NonNullable<RoutesPluginOptions['registration']>, boolean>
 
 /** ForgotPassword and ResetPassword, when on: a reset token's lifetime. */
@@ -46,7 +49,7 @@ export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, accou
   checkPath(prefix, 'prefix', true)
   assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
   assert(typeof passwordReset === 'boolean' || isObject(passwordReset), 'passwordReset must be true, false or { ttl, keepPasskeys }')
-  const { ttl = 1800, keepPasskeys = false } = typeof passwordReset === 'boolean' ? {} : group(passwordReset, ['ttl', 'keepPasskeys'], 'passwordReset')
+  const { ttl = 1800, keepPasskeys = false } = typeof passwordReset === 'boolean' ? {} : group(passwordReset, PASSWORD_RESET_KEYS, 'passwordReset')
   assert(typeof keepPasskeys === 'boolean', 'passwordReset.keepPasskeys must be true or false')
   assert(passwordReset === false || canDeliver, 'passwordReset needs deliver: the plugin has no other way to send the reset link')
   assert(isInteger(ttl, 1, 86_400), 'passwordReset.ttl must be a whole number of seconds from 1 to 86400')
@@ -64,7 +67,7 @@ const TAKEN_FIELD_NAMES = new Set(['email', 'password', 'confirmPassword', 'id',
 function resolveRegistration (registration: unknown = false, canDeliver: boolean, accounts: AccountStore): RegistrationRoutes | undefined {
   assert(typeof registration === 'boolean' || isObject(registration), 'registration must be true, false or { ttl, fields }')
   if (registration === false) return undefined
-  const { ttl = 86_400, fields = {} } = registration === true ? {} : group(registration as RegistrationOptions, ['ttl', 'fields'], 'registration')
+  const { ttl = 86_400, fields = {} } = registration === true ? {} : group(registration as RegistrationOptions, REGISTRATION_KEYS, 'registration')
   assert(isInteger(ttl, 1, 30 * 86_400), 'registration.ttl must be a whole number of seconds from 1 to 2592000 (30 days)')
   assert(canDeliver, 'registration needs deliver: the plugin has no other way to send the verification link')
   assert(typeof accounts.create === 'function', 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')

@@ -36,7 +36,7 @@ export interface ThrottleOptions {
   deviceTtl?: number
 }
 
-const THROTTLE_OPTION_KEYS = ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds', 'deviceTtl']
+export const THROTTLE_OPTION_KEYS = ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds', 'deviceTtl']
 
 /** Per-IP limit of Login and ChangePassword together, applied with @fastify/rate-limit. */
 export interface RateLimitOptions {

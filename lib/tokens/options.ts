@@ -37,7 +37,7 @@ export interface JwtOptions extends JwtKey {
   jwksPath?: string
 }
 
-const JWT_OPTION_KEYS = ['secret', 'algorithm', 'privateKey', 'publicKey', 'kid', 'keys', 'issuer', 'audience', 'expiresIn', 'jwksPath']
+export const JWT_OPTION_KEYS = ['secret', 'algorithm', 'privateKey', 'publicKey', 'kid', 'keys', 'issuer', 'audience', 'expiresIn', 'jwksPath']
 
 export interface ResolvedTokens {
   keys: ResolvedKey[]

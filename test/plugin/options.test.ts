@@ -116,16 +116,6 @@ const misspelt: Array<[string, (options: any) => unknown, string]> = [
   ['account.verifyTTL', (o) => ({ ...o, account: { verifyTTL: 60 } }), 'unknown option account.verifyTTL: did you mean account.verifyTtl?']
 ]
 
-// Options of earlier versions that moved into their feature's group: each names its new place, whatever else is set.
-const moved: Array<[string, (options: any) => unknown, string]> = [
-  ['mfaTtl', (o) => ({ ...o, mfa: true, mfaTtl: 60 }), 'mfaTtl moved: use mfa: { ttl }'],
-  ['mfaStore', (o) => ({ ...o, mfa: true, mfaStore: {} }), 'mfaStore moved: use mfa: { store }'],
-  ['passkeyTtl', (o) => ({ ...o, passkeyTtl: 60 }), 'passkeyTtl moved: use passkeys: { ttl }'],
-  ['passkeyStore', (o) => ({ ...o, passkeyStore: {} }), 'passkeyStore moved: use passkeys: { store }'],
-  ['resetTtl', (o) => ({ ...o, passwordReset: true, resetTtl: 60 }), 'resetTtl moved: use passwordReset: { ttl }'],
-  ['verifyTtl', (o) => ({ ...o, registration: true, verifyTtl: 60 }), 'verifyTtl moved: use registration: { ttl } for Register\'s link, and account: { verifyTtl } for ChangeEmail\'s']
-]
-cases.push(...moved.map(([name, make, message]): [string, (options: any) => unknown, string] => [`moved: ${name}`, make, message]))
 cases.push(...misspelt.map(([name, make, message]): [string, (options: any) => unknown, string] => [`misspelt: ${name}`, make, message]))
 
 for (const [name, makeOptions, message] of cases) {

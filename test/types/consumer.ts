@@ -158,6 +158,8 @@ await app.register(async (twoFactor) => {
   twoFactor.get('/payouts', authenticated({ requireMfa: true, maxAuthAge: 300 }, async (request) => request.account.id))
   twoFactor.get('/payouts-hook', { onRequest: [authenticate, requireMfa] }, async () => 'ok')
 }, { prefix: '/two-factor' })
+// The contract's flat names still type-check (marked @deprecated): mfaTtl is mfa.ttl.
+await app.register(passwordAuth, { ...options, mfa: true, mfaTtl: 120, deliver, passwordReset: true, resetTtl: 900, registration: true, verifyTtl: 3600 })
 // @ts-expect-error mfa takes true, false or { issuer }
 await app.register(passwordAuth, { ...options, mfa: 'on' })
 
