@@ -124,7 +124,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   // The account's rules act on all of these; the routes and the admin API reach the account store only through them.
   const accountParts: AccountParts = {
-    accounts: new AccountService(accounts, storeCall),
+    accountService: new AccountService(accounts, storeCall),
     sessionService,
     oneTimeTokens,
     throttle: attemptThrottle,

@@ -56,7 +56,7 @@ function accountIdOf (accountId: unknown, action: string): string {
 }
 
 export function createAdmin (parts: AdminParts): AdminApi {
-  const { accounts, storeCall, emit, log, sessionService, throttle, activity, passkeys, resetLinks, secondFactor, trustedDevices, outbox } = parts
+  const { accountService, storeCall, emit, log, sessionService, throttle, activity, passkeys, resetLinks, secondFactor, trustedDevices, outbox } = parts
   const caller = { log }
 
   return {
@@ -65,17 +65,17 @@ export function createAdmin (parts: AdminParts): AdminApi {
       if (resetLinks === undefined) {
         throw new TypeError('fastify-password-auth: admin.requirePasswordReset needs passwordReset: true (and deliver): the reset link is the only way back in')
       }
-      const account = await accounts.stored(caller, accountIdOf(accountId, 'requirePasswordReset'))
+      const account = await accountService.stored(caller, accountIdOf(accountId, 'requirePasswordReset'))
       if (account === null) return false
       // The reset mark on the stored hash, advancing the credential version (every token dies).
-      const marking = await accounts.replacePasswordHash(caller, account, (current) => markResetRequired(current.passwordHash))
+      const marking = await accountService.replacePasswordHash(caller, account, (current) => markResetRequired(current.passwordHash))
       if (marking === 'gone') return false
       if (marking === 'raced') throw new Error('fastify-password-auth: admin.requirePasswordReset: the password kept changing under it; try again')
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
       // As the reset itself would, and after the new credential version: a registration in flight is outrun.
       await passkeys?.removeAll(caller, account.id)
       // The link carries the new credential version, so it works where every older token does not.
-      const marked = await accounts.findById(caller, account.id)
+      const marked = await accountService.findById(caller, account.id)
       if (marked !== null) await resetLinks.send(caller, marked)
       emit(undefined, { type: 'admin.password_reset_required', admin, accountId: account.id, sessionsEnded })
       return true
@@ -92,7 +92,7 @@ export function createAdmin (parts: AdminParts): AdminApi {
     async resetSecondFactor (accountId, actor) {
       const admin = actorOf(actor, 'resetSecondFactor')
       if (secondFactor === undefined) throw new TypeError('fastify-password-auth: admin.resetSecondFactor: two factors are not configured (the mfa option)')
-      const account = await accounts.findById(caller, accountIdOf(accountId, 'resetSecondFactor'))
+      const account = await accountService.findById(caller, accountIdOf(accountId, 'resetSecondFactor'))
       if (account === null) return false
       const wasOn = await removeSecondFactor({ secondFactor, trustedDevices }, caller, account.id)
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')
@@ -104,7 +104,7 @@ export function createAdmin (parts: AdminParts): AdminApi {
     async removePasskeys (accountId, actor) {
       const admin = actorOf(actor, 'removePasskeys')
       if (passkeys === undefined) throw new TypeError('fastify-password-auth: admin.removePasskeys: passkeys are not configured')
-      const account = await accounts.findById(caller, accountIdOf(accountId, 'removePasskeys'))
+      const account = await accountService.findById(caller, accountIdOf(accountId, 'removePasskeys'))
       if (account === null) return false
       // The sessions first: a registration in flight then fails the guard's check, or is outrun by the removal.
       const sessionsEnded = await sessionService.endAll(undefined, account.id, 'ended_by_admin')

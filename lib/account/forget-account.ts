@@ -48,11 +48,11 @@ export async function forgetEverywhere (parts: AccountParts, request: FastifyReq
  * of it (what is left expires by itself).
  */
 export async function deleteAccount (parts: AccountParts, request: FastifyRequest | undefined, account: PasswordAuthAccount): Promise<boolean> {
-  const { accounts, oneTimeTokens, emit, outbox } = parts
+  const { accountService, oneTimeTokens, emit, outbox } = parts
   const caller = request ?? { log: parts.log }
   // Read before anything goes: the notes go with the account's tokens.
   const formerEmails = (await oneTimeTokens.notes(caller, PURPOSE.emailLeft, account.id)).filter((email) => email !== account.email)
-  if (!await accounts.delete(caller, account.id)) return false
+  if (!await accountService.delete(caller, account.id)) return false
   const { failed, error } = await forgetEverywhere(parts, request, account, formerEmails)
   emit(request, { type: 'account.deleted', accountId: account.id, email: account.email, ...(failed.length > 0 ? { leftovers: failed } : {}) })
   for (const to of [account.email, ...new Set(formerEmails)]) outbox.send(request, { type: 'account_deleted', to, accountId: account.id })

@@ -17,7 +17,7 @@ import type { AccountService } from './service.js'
  * holds of an account. The routes' context has them all; the admin API gets them from plugin.ts.
  */
 export interface AccountParts {
-  accounts: AccountService
+  accountService: AccountService
   sessionService: SessionService
   oneTimeTokens: OneTimeTokens
   throttle: AttemptThrottle

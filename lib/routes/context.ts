@@ -26,7 +26,7 @@ import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 /** What the route handlers share, built once at registration. */
 export interface RouteContext {
   /** The account store's one door: the routes read and write accounts through it alone. */
-  accounts: AccountService
+  accountService: AccountService
   /** The plugin's log, for what the account's rules do outside a request. */
   log: FastifyBaseLogger
   sessionService: SessionService

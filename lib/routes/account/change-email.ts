@@ -22,7 +22,7 @@ import { proveSessionPassword } from '../security/session-password.js'
  * happens after it. Nothing changes yet.
  */
 export function registerChangeEmail (app: FastifyInstance, context: RouteContext, { verifyTtlMs }: EmailChangeRoutes): void {
-  const { accounts, emit, outbox, mailLimit, oneTimeTokens, knownDevices } = context
+  const { accountService, emit, outbox, mailLimit, oneTimeTokens, knownDevices } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangeEmail', {
     onRequest: authenticate,
@@ -47,7 +47,7 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
     const device = await knownDevices.recognise(request, account.email, account)
     await proveSessionPassword(context, request, reply, { account, sessionId, password: request.body.password, device, route: 'ChangeEmail' })
     const newEmail = normalizeEmail(request.body.newEmail)
-    const holder = await accounts.findByEmail(request, newEmail)
+    const holder = await accountService.findByEmail(request, newEmail)
     await oneTimeTokens.forget(request, account.id, [PURPOSE.emailChange])
     outbox.afterResponse(reply, async () => {
       const report = (outcome: 'sent' | 'account_exists' | 'own_address' | 'limited'): void => {
@@ -77,7 +77,7 @@ export function registerChangeEmail (app: FastifyInstance, context: RouteContext
  * as one the account left (the deletion notice goes there too for revertTtl).
  */
 export function registerVerifyEmailChange (app: FastifyInstance, context: RouteContext, { revertTtlMs }: EmailChangeRoutes): void {
-  const { accounts, emit, outbox, oneTimeTokens, sessionService } = context
+  const { accountService, emit, outbox, oneTimeTokens, sessionService } = context
 
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string): Error {
     emit(request, { type: 'account.email_change_failed', route: 'VerifyEmailChange', reason, accountId })
@@ -100,12 +100,12 @@ export function registerVerifyEmailChange (app: FastifyInstance, context: RouteC
     const found = await oneTimeTokens.find(request, token, PURPOSE.emailChange)
     const newEmail = found?.fields?.newEmail
     if (found === null || typeof newEmail !== 'string') throw invalid(request, 'invalid_token')
-    const account = await accounts.ofToken(request, found, { boundToAddress: true })
+    const account = await accountService.ofToken(request, found, { boundToAddress: true })
     if (account === null) throw invalid(request, 'conflict', found.accountId)
     if (await oneTimeTokens.consume(request, token, PURPOSE.emailChange) === null) throw invalid(request, 'invalid_token', account.id)
-    const moved = await accounts.moveEmail(request, { id: account.id, expectedEmail: found.email, expectedCredentialVersion: found.credentialVersion, newEmail })
+    const moved = await accountService.moveEmail(request, { id: account.id, expectedEmail: found.email, expectedCredentialVersion: found.credentialVersion, newEmail })
     if (!moved) {
-      const holder = await accounts.findByEmail(request, newEmail)
+      const holder = await accountService.findByEmail(request, newEmail)
       throw invalid(request, holder !== null && holder.id !== account.id ? 'taken' : 'conflict', account.id)
     }
     emit(request, { type: 'account.email_changed', accountId: account.id, email: newEmail, previousEmail: account.email })

@@ -26,7 +26,7 @@ import { PURPOSE } from '../../tokens/purposes.js'
  * the link was used gives it back, for the owner's next try.
  */
 export function registerRevertEmailChange (app: FastifyInstance, context: RouteContext, { revertTtlMs }: EmailChangeRoutes): void {
-  const { accounts, hasher, policy, emit, oneTimeTokens, passkeys, secondFactor, trustedDevices } = context
+  const { accountService, hasher, policy, emit, oneTimeTokens, passkeys, secondFactor, trustedDevices } = context
 
   function invalid (request: FastifyRequest, reason: 'invalid_token' | 'conflict' | 'taken', accountId?: string): Error {
     emit(request, { type: 'account.email_change_failed', route: 'RevertEmailChange', reason, accountId })
@@ -38,10 +38,10 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
    * on a racing password change, never on an account that moved meanwhile.
    */
   async function restore (request: FastifyRequest, account: StoredAccount, oldEmail: string, newHash: string): Promise<'restored' | 'taken' | 'conflict'> {
-    if (account.email !== oldEmail && !await accounts.moveEmail(request, {
+    if (account.email !== oldEmail && !await accountService.moveEmail(request, {
       id: account.id, expectedEmail: account.email, expectedCredentialVersion: account.credentialVersion, newEmail: oldEmail
     })) return 'taken'
-    return await accounts.replacePasswordHash(request, account, () => newHash, (current) => current.email === oldEmail) === 'replaced' ? 'restored' : 'conflict'
+    return await accountService.replacePasswordHash(request, account, () => newHash, (current) => current.email === oldEmail) === 'replaced' ? 'restored' : 'conflict'
   }
 
   /** What a taker may have added goes: passkeys, two factors (each removal may run again). */
@@ -72,11 +72,11 @@ export function registerRevertEmailChange (app: FastifyInstance, context: RouteC
     if (found === null || typeof oldEmail !== 'string') throw invalid(request, 'invalid_token')
     const reasons = await policy.evaluate(newPassword, undefined, oldEmail, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
-    const account = await accounts.stored(request, found.accountId)
+    const account = await accountService.stored(request, found.accountId)
     if (account === null) throw invalid(request, 'invalid_token', found.accountId)
     const takenEmail = account.email
     // Refused before anything changes: an old address another account holds now is not taken from it.
-    if (takenEmail !== oldEmail && await accounts.findByEmail(request, oldEmail) !== null) {
+    if (takenEmail !== oldEmail && await accountService.findByEmail(request, oldEmail) !== null) {
       throw invalid(request, 'taken', account.id)
     }
     const newHash = await hasher.hash(newPassword)

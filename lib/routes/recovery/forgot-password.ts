@@ -12,7 +12,7 @@ import type { PasswordResetRoutes } from '../options.js'
  * same for every address (a store outage is a 503 for all alike); the message limit, the token and the
  * delivery happen after it, so neither store nor mail time shows.
  */
-export function registerForgotPassword (app: FastifyInstance, { accounts, outbox, mailLimit, oneTimeTokens, emit }: RouteContext, { ttlMs }: PasswordResetRoutes): void {
+export function registerForgotPassword (app: FastifyInstance, { accountService, outbox, mailLimit, oneTimeTokens, emit }: RouteContext, { ttlMs }: PasswordResetRoutes): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ForgotPassword', {
     schema: {
       summary: 'Ask for a password reset link',
@@ -26,7 +26,7 @@ export function registerForgotPassword (app: FastifyInstance, { accounts, outbox
     }
   }, async (request, reply) => {
     const email = normalizeEmail(request.body.email)
-    const account = await accounts.findByEmail(request, email)
+    const account = await accountService.findByEmail(request, email)
     outbox.afterResponse(reply, async () => {
       if (account === null || !account.active) {
         emit(request, { type: 'password.reset_requested', email, accountId: account?.id, outcome: account === null ? 'unknown_account' : 'inactive_account' })

@@ -18,7 +18,7 @@ import { PURPOSE } from '../../tokens/purposes.js'
  * goes unless the host keeps them (passwordReset.keepPasskeys).
  */
 export function registerResetPassword (app: FastifyInstance, context: RouteContext, { keepPasskeys }: PasswordResetRoutes): void {
-  const { accounts, hasher, policy, emit, oneTimeTokens, secondFactor, passkeys } = context
+  const { accountService, hasher, policy, emit, oneTimeTokens, secondFactor, passkeys } = context
 
   /**
    * With two factors on, the code (ASVS V6.4.3: a reset must not bypass them). Its wrong codes count on the
@@ -55,7 +55,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     const { token, newPassword, confirmNewPassword } = request.body
     if (newPassword !== confirmNewPassword) throw requestError('FST_PWAUTH_PASSWORD_MISMATCH')
     const found = await oneTimeTokens.find(request, token, PURPOSE.passwordReset)
-    const account = found === null ? null : await accounts.storedOfToken(request, found)
+    const account = found === null ? null : await accountService.storedOfToken(request, found)
     if (account === null) throw invalid(request, found?.accountId)
     const reasons = await policy.evaluate(newPassword, undefined, account.email, request)
     if (reasons.length > 0) throw requestError('FST_PWAUTH_WEAK_PASSWORD', { reasons })
@@ -66,7 +66,7 @@ export function registerResetPassword (app: FastifyInstance, context: RouteConte
     // up: a store failure answers 503 and leaves the link working.
     if (passkeys !== undefined && !keepPasskeys) await passkeys.removeAll(request, account.id, 'password_reset')
     if (await oneTimeTokens.consume(request, token, PURPOSE.passwordReset) === null) throw invalid(request, account.id)
-    if (!await accounts.setPasswordHash(request, account, newHash)) {
+    if (!await accountService.setPasswordHash(request, account, newHash)) {
       // The password changed since the lookup (a ChangePassword, another system): the token died with it.
       emit(request, { type: 'password.reset_failed', reason: 'conflict', accountId: account.id })
       throw requestError('FST_PWAUTH_RESET_TOKEN_INVALID')

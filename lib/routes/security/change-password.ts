@@ -10,7 +10,7 @@ import type { RouteContext } from '../context.js'
 import { refuseCode, refusePassword, refuseResetRequired } from '../refusals.js'
 
 export function registerChangePassword (app: FastifyInstance, context: RouteContext): void {
-  const { accounts, hasher, policy, checkPassword, knownDevices, emit, secondFactor } = context
+  const { accountService, hasher, policy, checkPassword, knownDevices, emit, secondFactor } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/ChangePassword', {
     schema: {
@@ -55,7 +55,7 @@ export function registerChangePassword (app: FastifyInstance, context: RouteCont
       if (check.outcome !== 'off' && check.outcome !== 'accepted') throw refuseCode(context, request, reply, 'ChangePassword', account, check, { afterPassword: true })
     }
     const newHash = await hasher.hash(newPassword)
-    if (!await accounts.setPasswordHash(request, account, newHash)) {
+    if (!await accountService.setPasswordHash(request, account, newHash)) {
       emit(request, { type: 'password.change_failed', reason: 'conflict', accountId: account.id, email })
       throw requestError('FST_PWAUTH_INVALID_CREDENTIALS')
     }

@@ -8,7 +8,7 @@ import type { PasskeyRouteContext } from '../context.js'
 
 /** POST /LoginMfa/Options (with two factors and passkeys on): a passkey instead of LoginMfa's code. A JSON body, no argon2. */
 export function registerLoginMfaOptions (app: FastifyInstance, context: PasskeyRouteContext): void {
-  const { passkeys, oneTimeTokens, accounts } = context
+  const { passkeys, oneTimeTokens, accountService } = context
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/LoginMfa/Options', {
     schema: {
@@ -23,7 +23,7 @@ export function registerLoginMfaOptions (app: FastifyInstance, context: PasskeyR
     }
   }, async (request) => {
     const challenge = await oneTimeTokens.find(request, request.body.mfaToken, PURPOSE.mfaLogin)
-    const account = challenge === null ? null : await accounts.ofToken(request, challenge)
+    const account = challenge === null ? null : await accountService.ofToken(request, challenge)
     if (account === null) throw requestError('FST_PWAUTH_MFA_CODE_INVALID')
     return await passkeys.requestOptions(request, 'mfa', account)
   })

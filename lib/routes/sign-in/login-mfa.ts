@@ -17,7 +17,7 @@ import { PURPOSE } from '../../tokens/purposes.js'
  * killed by its 5th wrong code. Codes also count on the account's code counter, or a known device's own (SecondFactor).
  */
 export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext): void {
-  const { accounts, knownDevices, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, trustedDevices } = context
+  const { accountService, knownDevices, emit, refreshCookie, refresh, secondFactor, oneTimeTokens, passkeys, trustedDevices } = context
 
   function invalid (request: FastifyRequest, accountId?: string): Error {
     emit(request, { type: 'mfa.failed', route: 'LoginMfa', reason: 'invalid', accountId })
@@ -45,7 +45,7 @@ export function registerLoginMfa (app: FastifyInstance, context: MfaRouteContext
     // Read before anything is checked: an end of every trust from now on (a reset, Disable, EndOthers) outruns this one (contract §21).
     const trustGeneration = rememberDevice && trustedDevices !== undefined ? await trustedDevices.generation(request, challenge.accountId) : undefined
     // A password change or a deactivation since the Login ends the challenge with the account's tokens.
-    const account = await accounts.ofToken(request, challenge)
+    const account = await accountService.ofToken(request, challenge)
     if (account === null) throw invalid(request, challenge.accountId)
 
     // A known device of the account is judged on its own code counter: a stranger with the password cannot hold it out.

@@ -13,7 +13,7 @@ import { finishSignIn } from './finish-sign-in.js'
 
 export function registerLogin (app: FastifyInstance, context: RouteContext): void {
   const {
-    accounts, hasher, checkPassword, knownDevices, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs, trustedDevices
+    accountService, hasher, checkPassword, knownDevices, emit, refreshCookie, refresh, upgradeHashes, secondFactor, oneTimeTokens, mfaTtlMs, trustedDevices
   } = context
   const documentedReply = documentedTokenReply({ refresh, cookie: refreshCookie !== undefined, device: true })
 
@@ -25,7 +25,7 @@ export function registerLogin (app: FastifyInstance, context: RouteContext): voi
   async function upgradeHash (request: FastifyRequest, account: StoredAccount, password: string, from: string): Promise<void> {
     try {
       const newHash = await hasher.hash(password)
-      if (await accounts.setPasswordHash(request, account, newHash, false)) emit(request, { type: 'password.rehashed', accountId: account.id, email: account.email, from })
+      if (await accountService.setPasswordHash(request, account, newHash, false)) emit(request, { type: 'password.rehashed', accountId: account.id, email: account.email, from })
     } catch {
       // Already logged by storeCall, or hashing is at capacity: the next login tries again.
     }

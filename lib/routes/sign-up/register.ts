@@ -13,7 +13,7 @@ import type { RegistrationRoutes } from '../options.js'
  * its link, or an account_exists message, or nothing) happens after the answer.
  */
 export function registerRegister (app: FastifyInstance, context: RouteContext, { ttlMs, fields: fieldSchemas }: RegistrationRoutes): void {
-  const { accounts, hasher, policy, emit, outbox, mailLimit, oneTimeTokens } = context
+  const { accountService, hasher, policy, emit, outbox, mailLimit, oneTimeTokens } = context
   const fieldNames = Object.keys(fieldSchemas)
 
   app.post('/Register', {
@@ -37,7 +37,7 @@ export function registerRegister (app: FastifyInstance, context: RouteContext, {
 
     // Every branch hashes once: a taken address answers in the time a new one does.
     const passwordHash = await hasher.hash(body.password)
-    const account = await accounts.findByEmail(request, email)
+    const account = await accountService.findByEmail(request, email)
     outbox.afterResponse(reply, async () => {
       if (account !== null && !account.active) {
         emit(request, { type: 'account.registration_requested', email, accountId: account.id, outcome: 'inactive_account' })

@@ -17,7 +17,7 @@ import type { RouteContext } from '../context.js'
  * is consumed atomically (one winner among concurrent uses), and the store's create() refuses an address
  * that got an account meanwhile. It does not log in.
  */
-export function registerVerifyEmail (app: FastifyInstance, { accounts, hasher, policy, emit, oneTimeTokens }: RouteContext): void {
+export function registerVerifyEmail (app: FastifyInstance, { accountService, hasher, policy, emit, oneTimeTokens }: RouteContext): void {
   function invalid (request: FastifyRequest, reason: VerificationFailureReason): Error {
     emit(request, { type: 'account.verification_failed', reason })
     return requestError('FST_PWAUTH_VERIFY_TOKEN_INVALID')
@@ -45,7 +45,7 @@ export function registerVerifyEmail (app: FastifyInstance, { accounts, hasher, p
     const passwordHash = await hasher.hash(password)
     const consumed = await oneTimeTokens.consume(request, token, PURPOSE.verifyEmail)
     if (consumed?.passwordHash === undefined) throw invalid(request, 'invalid_token')
-    const account = await accounts.create(request, { email: consumed.email, passwordHash, fields: consumed.fields ?? {} })
+    const account = await accountService.create(request, { email: consumed.email, passwordHash, fields: consumed.fields ?? {} })
     if (account === null) throw invalid(request, 'taken')
     emit(request, { type: 'account.registered', accountId: account.id, email: account.email })
     return await reply.code(204).send()
