@@ -11,6 +11,7 @@ import { HashQueue } from '../../lib/password/hash-queue.js'
 import { PasswordHasher } from '../../lib/password/hasher.js'
 import { BCRYPT_MODULE } from '../../lib/password/legacy/bcrypt.js'
 import { buildTestApp, CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from '../helpers/app.js'
+import { holdLibuvThreads } from '../helpers/libuv-holders.js'
 import { BCRYPT_2B, DJANGO, PASSWORD, SCRYPT } from '../fixtures/legacy-hashes.js'
 
 const pbkdf2Async = promisify(pbkdf2)
@@ -85,16 +86,15 @@ t.test('legacy hashes verify on the hashing threads, not libuv\'s: with every li
   const { app, accounts, login } = await buildTestApp(t)
   const legacy = { 'bcrypt@example.com': BCRYPT_2B, 'scrypt@example.com': SCRYPT, 'django@example.com': DJANGO }
   for (const [email, passwordHash] of Object.entries(legacy)) accounts.add({ email, passwordHash })
-  let held = true
-  // Each holds a libuv thread for a second or more; `held` until the first lets go.
-  const holders = Array.from({ length: UV_THREADS }, async () => { await pbkdf2Async('hold', 'salt', 2_000_000, 64, 'sha512'); held = false })
+  // Work that needs a libuv thread waits until they are let go, after 20 s at most.
+  const holders = holdLibuvThreads(t, UV_THREADS)
   for (const email of Object.keys(legacy)) {
     const response = await login(email, PASSWORD)
     t.equal(response.statusCode, 200, email)
-    t.ok(held, `${email}: answered while libuv's threads were all held`)
+    t.ok(holders.held(), `${email}: answered while libuv's threads were all held`)
   }
   t.match(app.passwordAuth.stats(), { verifications: 3, hashes: 3 }, 'verified, and upgraded to argon2id, on the pool')
-  await Promise.all(holders)
+  await holders.release()
 })
 
 t.test('a hashing thread that dies fails its work with 503, logs no secret, and is replaced', async (t) => {
