@@ -81,8 +81,11 @@ function resolveJwt (jwt: JwtOptions | undefined): Omit<ResolvedTokens, 'oneTime
 export async function createTokens (fastify: FastifyInstance, { keys, accessToken, oneTimeTokenStore }: ResolvedTokens, storeCall: StoreCall) {
   let accessTokens: AccessTokens
   try {
-    accessTokens = new AccessTokens(keys, await registerJwtEngine(fastify, keys, engineChecks(accessToken)), accessToken)
-    accessTokens.verify(accessTokens.issue({ accountId: 'probe', sessionId: 'probe', credentialVersion: 0 }).accessToken)
+    const engines = await registerJwtEngine(fastify, keys, engineChecks(accessToken))
+    accessTokens = new AccessTokens(keys, engines, accessToken)
+    // The probe lives a minute: with expiresIn 1, a token signed late in a second has expired early in the next.
+    const probe = new AccessTokens(keys, engines, { ...accessToken, expiresIn: 60 })
+    probe.verify(probe.issue({ accountId: 'probe', sessionId: 'probe', credentialVersion: 0 }).accessToken)
   } catch (err) {
     throw invalidOption(`the jwt keys cannot sign and verify tokens (${(err as Error).message})`)
   }
