@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
+import { accountColumns, type ColumnValue, type CreateColumns } from '../sql/account-columns.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 import {
@@ -20,7 +21,7 @@ export type MysqlAccountStoreOptions = MysqlAccountMapping & FieldsOption & {
    * e.g. a Laravel table's `name` or a Rails table's `created_at` and `updated_at`. Columns it leaves out take their
    * defaults; a column that `fields` maps a registration field to keeps that field's value.
    */
-  createColumns?: (account: NewAccountRecord) => Record<string, unknown>
+  createColumns?: CreateColumns
 }
 
 export interface NewMysqlAccount {
@@ -125,9 +126,7 @@ export class MysqlAccountStore implements AccountStore {
       throw new TypeError('MysqlAccountStore: with an "activeCondition", add() cannot set "active"; write your own columns instead')
     }
     const email = normalizeEmail(account.email)
-    const columns: Array<[string, unknown]> = [[this.#mapping.email, email], [this.#mapping.passwordHash, account.passwordHash]]
-    if (activeColumn !== undefined) columns.push([activeColumn, (account.active ?? true) ? 1 : 0])
-    this.#addCreateColumns(columns, { email, passwordHash: account.passwordHash, fields: {} })
+    const columns = accountColumns(this.#mapping, { email, passwordHash: account.passwordHash, fields: {} }, (account.active ?? true) ? 1 : 0, this.#createColumns)
     const created = await this.#insert(columns, account.id)
     if (created !== null || ifAbsent) return created
     throw new Error(`An account with e-mail ${email} or id ${account.id ?? '(new)'} already exists`)
@@ -140,25 +139,11 @@ export class MysqlAccountStore implements AccountStore {
    * creations: exactly one wins).
    */
   async create (account: NewAccountRecord): Promise<StoredAccount | null> {
-    const m = this.#mapping
-    const columns: Array<[string, unknown]> = [[m.email, normalizeEmail(account.email)], [m.passwordHash, account.passwordHash]]
-    if (m.activeColumn !== undefined) columns.push([m.activeColumn, 1])
-    for (const [column, field] of m.fields) {
-      if (Object.hasOwn(account.fields, field)) columns.push([column, account.fields[field]])
-    }
-    this.#addCreateColumns(columns, account)
-    return await this.#insert(columns, undefined)
-  }
-
-  #addCreateColumns (columns: Array<[string, unknown]>, account: NewAccountRecord): void {
-    for (const [name, value] of Object.entries(this.#createColumns?.(account) ?? {})) {
-      // A column a registration field already fills keeps the field's value.
-      if (!columns.some(([column]) => column === quoteIdentifier(name))) columns.push([quoteIdentifier(name), value])
-    }
+    return await this.#insert(accountColumns(this.#mapping, account, 1, this.#createColumns), undefined)
   }
 
   /** An INSERT, then the row read back by its id (MySQL has no RETURNING); null if the e-mail or id is taken. */
-  async #insert (columns: Array<[string, unknown]>, id: string | undefined): Promise<StoredAccount | null> {
+  async #insert (columns: ColumnValue[], id: string | undefined): Promise<StoredAccount | null> {
     const m = this.#mapping
     // Integer ids come from AUTO_INCREMENT; UUID and text ids are made here (a column default could not be read back).
     if (id === undefined && (m.idType === 'uuid' || m.idType === 'text') && !columns.some(([column]) => column === m.id)) id = randomUUID()

@@ -1,5 +1,6 @@
 import { normalizeEmail } from '../email.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
+import { accountColumns, type CreateColumns } from '../sql/account-columns.js'
 import {
   isIdOfType, resolveAccountMapping, type AccountMapping, type PostgresAccountFieldColumns, type PostgresAccountMapping
 } from './account-mapping.js'
@@ -24,7 +25,7 @@ export type PostgresAccountStoreOptions = PostgresAccountMapping & FieldsOption 
    * e.g. a Django table's `username` and `date_joined`. Columns it leaves out take their defaults; a
    * column that `fields` maps a registration field to keeps that field's value.
    */
-  createColumns?: (account: NewAccountRecord) => Record<string, unknown>
+  createColumns?: CreateColumns
 }
 
 export interface NewPostgresAccount {
@@ -42,7 +43,7 @@ function returnedAccount (m: AccountMapping): string {
     `lower(${m.email}) AS "email"`,
     `COALESCE(${m.active}, false) AS "active"`,
     `${m.credentialVersion} AS "credentialVersion"`,
-    ...m.fields.map(([column, field]) => `${column} AS ${field}`)
+    ...m.fields.map(([column, field]) => `${column} AS ${quoteIdentifier(field)}`)
   ].join(', ')
   return account
 }
@@ -157,16 +158,7 @@ export class PostgresAccountStore implements AccountStore {
    */
   async create (account: NewAccountRecord): Promise<StoredAccount | null> {
     const m = this.#mapping
-    const columns: Array<[string, unknown]> = [[m.email, normalizeEmail(account.email)], [m.passwordHash, account.passwordHash]]
-    if (m.activeColumn !== undefined) columns.push([m.activeColumn, true])
-    for (const [column, field] of m.fields) {
-      const name = Object.keys(account.fields).find((key) => quoteIdentifier(key) === field)
-      if (name !== undefined) columns.push([column, account.fields[name]])
-    }
-    for (const [name, value] of Object.entries(this.#createColumns?.(account) ?? {})) {
-      // A column a registration field already fills keeps the field's value.
-      if (!columns.some(([column]) => column === quoteIdentifier(name))) columns.push([quoteIdentifier(name), value])
-    }
+    const columns = accountColumns(m, account, true, this.#createColumns)
     const { rows } = await this.#pool.query({
       text: `INSERT INTO ${m.table} (${columns.map(([column]) => column).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ` +
         `ON CONFLICT DO NOTHING RETURNING ${returnedAccount(m)}, ${m.passwordHash} AS "passwordHash"`,
