@@ -49,16 +49,4 @@ export function prepare<K extends string> (statements: Record<K, string>, named:
   return prepared
 }
 
-/**
- * Background housekeeping: the returned function starts `prune` at most once per `intervalMs` (a call in
- * between does nothing), without waiting for it; a failed prune is retried at the next interval.
- */
-export function pruneNowAndThen (prune: () => Promise<unknown>, intervalMs: number): () => void {
-  let next = 0
-  return () => {
-    const now = Date.now()
-    if (now < next) return
-    next = now + intervalMs
-    prune().catch(() => {})
-  }
-}
+export { pruneNowAndThen } from '../sql/prune.js'
