@@ -1,19 +1,11 @@
 import { idCheck } from '../sql/account-ids.js'
-import {
-  resolveAccountMapping as resolve, type AccountMapping, type SqlAccountColumns, type SqlAccountFieldColumns, type SqlAccountMapping, type SqlIdType
-} from '../sql/account-mapping.js'
+import { resolveAccountMapping as resolve, type AccountMapping, type SqlAccountMapping, type SqlIdType } from '../sql/account-mapping.js'
 import { quoteIdentifier, quoteName } from './sql.js'
-
-export type { AccountMapping } from '../sql/account-mapping.js'
-export type MysqlIdType = SqlIdType
-export type MysqlAccountColumns = SqlAccountColumns
-export type MysqlAccountMapping = SqlAccountMapping
-export type MysqlAccountFieldColumns = SqlAccountFieldColumns
 
 const QUOTING = { dialect: 'MySQL', identifier: quoteIdentifier, name: quoteName }
 
 /** Checks a mapping (throwing a TypeError that names the option) and quotes every identifier in it. */
-export const resolveAccountMapping = (mapping: MysqlAccountMapping, fields?: Record<string, unknown>): AccountMapping =>
+export const resolveAccountMapping = (mapping: SqlAccountMapping, fields?: Record<string, unknown>): AccountMapping =>
   resolve(QUOTING, mapping, fields)
 
 /**
@@ -23,6 +15,6 @@ export const resolveAccountMapping = (mapping: MysqlAccountMapping, fields?: Rec
 export const isIdOfType = idCheck({ digits: 20, ranges: { integer: [-(2n ** 31n), 2n ** 32n], bigint: [-(2n ** 63n), 2n ** 64n] }, emptyText: false })
 
 /** The id as a statement compares it: whole numbers exactly (a string against an integer column compares as a double). */
-export function idPlaceholder (idType: MysqlIdType): string {
+export function idPlaceholder (idType: SqlIdType): string {
   return idType === 'bigint' || idType === 'integer' ? 'CAST(? AS DECIMAL(20, 0))' : '?'
 }

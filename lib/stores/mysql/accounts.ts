@@ -1,35 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
-import { accountColumns, type ColumnValue, type CreateColumns } from '../sql/account-columns.js'
+import { accountColumns, type ColumnValue } from '../sql/account-columns.js'
+import type { AccountMapping, NewSqlAccount, SqlAccountOptions } from '../sql/account-mapping.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
-import {
-  idPlaceholder, isIdOfType, resolveAccountMapping, type AccountMapping, type MysqlAccountFieldColumns, type MysqlAccountMapping
-} from './account-mapping.js'
+import { idPlaceholder, isIdOfType, resolveAccountMapping } from './account-mapping.js'
 import { bool, ER_DUP_ENTRY, errno, num, quoteIdentifier, rows, transaction, written, type MysqlPool, type Row, type Written } from './sql.js'
 
-/** `fields` is required once PasswordAuthAccount has a required field of your own. */
-type FieldsOption = Partial<MysqlAccountFieldColumns> extends MysqlAccountFieldColumns
-  ? { fields?: MysqlAccountFieldColumns }
-  : { fields: MysqlAccountFieldColumns }
-
-export type MysqlAccountStoreOptions = MysqlAccountMapping & FieldsOption & {
+export type MysqlAccountStoreOptions = SqlAccountOptions & {
   /** Your `mysql2/promise` Pool; the store never connects or ends it. */
   pool: MysqlPool
-  /**
-   * Registration (create(), and add()): values for columns of yours the plugin does not know, keyed by column name,
-   * e.g. a Laravel table's `name` or a Rails table's `created_at` and `updated_at`. Columns it leaves out take their
-   * defaults; a column that `fields` maps a registration field to keeps that field's value.
-   */
-  createColumns?: CreateColumns
 }
 
-export interface NewMysqlAccount {
-  email: string
-  passwordHash: string
-  id?: string
-  active?: boolean
-}
+export type NewMysqlAccount = NewSqlAccount
 
 function statements (m: AccountMapping) {
   const account = [

@@ -14,7 +14,10 @@ import { sessionsTableMysql } from './sessions.js'
 import { statementsOf, type MysqlPool } from './sql.js'
 import { trustedDevicesTableMysql } from './trusted-devices.js'
 
-export type { MysqlAccountColumns, MysqlAccountFieldColumns, MysqlAccountMapping, MysqlIdType } from './account-mapping.js'
+export type {
+  SqlAccountColumns as MysqlAccountColumns, SqlAccountFieldColumns as MysqlAccountFieldColumns, SqlAccountMapping as MysqlAccountMapping,
+  SqlIdType as MysqlIdType
+} from '../sql/account-mapping.js'
 export { MysqlAccountStore, type MysqlAccountStoreOptions, type NewMysqlAccount } from './accounts.js'
 export { accountsTableMysql, accountsTriggerMysql } from './accounts-ddl.js'
 export { activityTableMysql, MysqlActivityStore, type MysqlActivityStoreOptions } from './activity.js'

@@ -1,18 +1,12 @@
 import { normalizeEmail } from '../email.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
-import { accountColumns, type CreateColumns } from '../sql/account-columns.js'
-import {
-  isIdOfType, resolveAccountMapping, type AccountMapping, type PostgresAccountFieldColumns, type PostgresAccountMapping
-} from './account-mapping.js'
+import { accountColumns } from '../sql/account-columns.js'
+import type { AccountMapping, NewSqlAccount, SqlAccountOptions } from '../sql/account-mapping.js'
+import { isIdOfType, resolveAccountMapping } from './account-mapping.js'
 import { prepare, quoteIdentifier, type Queryable, type Statement } from './sql.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-/** `fields` is required once PasswordAuthAccount has a required field of your own. */
-type FieldsOption = Partial<PostgresAccountFieldColumns> extends PostgresAccountFieldColumns
-  ? { fields?: PostgresAccountFieldColumns }
-  : { fields: PostgresAccountFieldColumns }
-
-export type PostgresAccountStoreOptions = PostgresAccountMapping & FieldsOption & {
+export type PostgresAccountStoreOptions = SqlAccountOptions & {
   /** Your `pg` Pool; the store never connects or ends it. */
   pool: Queryable
   /**
@@ -20,20 +14,9 @@ export type PostgresAccountStoreOptions = PostgresAccountMapping & FieldsOption 
    * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
    */
   preparedStatements?: boolean
-  /**
-   * Registration (create()): values for columns of yours the plugin does not know, keyed by column name,
-   * e.g. a Django table's `username` and `date_joined`. Columns it leaves out take their defaults; a
-   * column that `fields` maps a registration field to keeps that field's value.
-   */
-  createColumns?: CreateColumns
 }
 
-export interface NewPostgresAccount {
-  email: string
-  passwordHash: string
-  id?: string
-  active?: boolean
-}
+export type NewPostgresAccount = NewSqlAccount
 
 type Purpose = 'byEmail' | 'byId' | 'update' | 'insert' | 'insertWithId' | 'updateEmail' | 'delete'
 

@@ -2,8 +2,9 @@
 
 export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
 export type {
-  PostgresAccountColumns, PostgresAccountFieldColumns, PostgresAccountMapping, PostgresIdType
-} from './account-mapping.js'
+  SqlAccountColumns as PostgresAccountColumns, SqlAccountFieldColumns as PostgresAccountFieldColumns, SqlAccountMapping as PostgresAccountMapping,
+  SqlIdType as PostgresIdType
+} from '../sql/account-mapping.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
 export { activityTableSql, PostgresActivityStore, type PostgresActivityStoreOptions } from './activity.js'
 export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'

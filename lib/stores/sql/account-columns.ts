@@ -1,9 +1,6 @@
 import { normalizeEmail } from '../email.js'
 import type { NewAccountRecord } from '../types.js'
-import type { AccountMapping } from './account-mapping.js'
-
-/** The `createColumns` option: values for columns of yours the plugin does not know, keyed by column name. */
-export type CreateColumns = (account: NewAccountRecord) => Record<string, unknown>
+import type { AccountMapping, CreateColumns } from './account-mapping.js'
 
 /** A column, quoted, and the value an INSERT gives it. */
 export type ColumnValue = [string, unknown]

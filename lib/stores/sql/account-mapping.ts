@@ -1,5 +1,5 @@
 import { isObject } from '../../common/option-rules.js'
-import type { AccountFields } from '../types.js'
+import type { AccountFields, NewAccountRecord } from '../types.js'
 
 /**
  * The SQL type of the id column. The plugin's ids are strings; an id of another shape is just unknown. On MySQL,
@@ -34,6 +34,33 @@ export interface SqlAccountMapping {
 
 /** Your own fields of PasswordAuthAccount (declaration merging), each mapped to the column it is read from. */
 export type SqlAccountFieldColumns = { [K in keyof AccountFields]: string }
+
+/** `fields` is required once PasswordAuthAccount has a required field of your own. */
+type FieldsOption = Partial<SqlAccountFieldColumns> extends SqlAccountFieldColumns
+  ? { fields?: SqlAccountFieldColumns }
+  : { fields: SqlAccountFieldColumns }
+
+/** Values for columns of yours the plugin does not know, keyed by column name. */
+export type CreateColumns = (account: NewAccountRecord) => Record<string, unknown>
+
+/** An account store's options beside its connection. */
+export type SqlAccountOptions = SqlAccountMapping & FieldsOption & {
+  /**
+   * Registration (create(); on MySQL add() too, called with no fields): values for columns of yours the plugin does
+   * not know, keyed by column name, e.g. a Django table's `username` and `date_joined`, a Laravel table's `name` or a
+   * Rails table's `created_at` and `updated_at`. Columns it leaves out take their defaults; a column that `fields`
+   * maps a registration field to keeps that field's value.
+   */
+  createColumns?: CreateColumns
+}
+
+/** An account the host adds itself (a seed, an admin tool). */
+export interface NewSqlAccount {
+  email: string
+  passwordHash: string
+  id?: string
+  active?: boolean
+}
 
 /** How a dialect names itself in errors and quotes its identifiers. */
 export interface SqlQuoting {
