@@ -17,7 +17,7 @@ import { trustedDevicesTableMysql } from './trusted-devices.js'
 export type {
   SqlAccountColumns as MysqlAccountColumns, SqlAccountFieldColumns as MysqlAccountFieldColumns, SqlAccountMapping as MysqlAccountMapping,
   SqlIdType as MysqlIdType
-} from '../sql/account-mapping.js'
+} from '../sql/account-options.js'
 export { MysqlAccountStore, type MysqlAccountStoreOptions, type NewMysqlAccount } from './accounts.js'
 export { accountsTableMysql, accountsTriggerMysql } from './accounts-ddl.js'
 export { activityTableMysql, MysqlActivityStore, type MysqlActivityStoreOptions } from './activity.js'

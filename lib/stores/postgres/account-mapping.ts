@@ -1,5 +1,6 @@
 import { idCheck } from '../sql/account-ids.js'
-import { resolveAccountMapping as resolve, type AccountMapping, type SqlAccountMapping } from '../sql/account-mapping.js'
+import { resolveAccountMapping as resolve, type AccountMapping } from '../sql/account-mapping.js'
+import type { SqlAccountMapping } from '../sql/account-options.js'
 import { quoteIdentifier, quoteName } from './sql.js'
 
 const QUOTING = { dialect: 'PostgreSQL', identifier: quoteIdentifier, name: quoteName }

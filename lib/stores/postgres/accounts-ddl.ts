@@ -1,4 +1,4 @@
-import type { SqlAccountMapping } from '../sql/account-mapping.js'
+import type { SqlAccountMapping } from '../sql/account-options.js'
 import { resolveAccountMapping } from './account-mapping.js'
 import { baseName, quoteIdentifier, quoteName, siblingName } from './sql.js'
 

@@ -1,20 +1,13 @@
 import { normalizeEmail } from '../email.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 import { accountColumns } from '../sql/account-columns.js'
-import type { AccountMapping, NewSqlAccount, SqlAccountOptions } from '../sql/account-mapping.js'
+import type { AccountMapping } from '../sql/account-mapping.js'
+import type { NewSqlAccount, SqlAccountOptions } from '../sql/account-options.js'
 import { isIdOfType, resolveAccountMapping } from './account-mapping.js'
-import { prepare, quoteIdentifier, type Queryable, type Statement } from './sql.js'
+import { prepare, quoteIdentifier, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export type PostgresAccountStoreOptions = SqlAccountOptions & {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
-}
+export type PostgresAccountStoreOptions = SqlAccountOptions & PostgresConnection
 
 export type NewPostgresAccount = NewSqlAccount
 

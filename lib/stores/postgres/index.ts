@@ -4,7 +4,7 @@ export { accountsTableSql, accountsTriggerSql } from './accounts-ddl.js'
 export type {
   SqlAccountColumns as PostgresAccountColumns, SqlAccountFieldColumns as PostgresAccountFieldColumns, SqlAccountMapping as PostgresAccountMapping,
   SqlIdType as PostgresIdType
-} from '../sql/account-mapping.js'
+} from '../sql/account-options.js'
 export { PostgresAccountStore, type NewPostgresAccount, type PostgresAccountStoreOptions } from './accounts.js'
 export { activityTableSql, PostgresActivityStore, type PostgresActivityStoreOptions } from './activity.js'
 export { attemptsTableSql, PostgresAttemptStore, type PostgresAttemptStoreOptions } from './attempts.js'

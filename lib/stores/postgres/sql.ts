@@ -3,6 +3,17 @@ export interface Queryable {
   query: (config: { name?: string, text: string, values?: unknown[] }) => Promise<{ rows: any[], rowCount: number | null }>
 }
 
+/** What every PostgreSQL store takes to reach the database. */
+export interface PostgresConnection {
+  /** Your `pg` Pool; the store never connects or ends it. */
+  pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
+}
+
 /** Quotes one identifier (a column, an alias): any text is taken literally. */
 export function quoteIdentifier (name: string): string {
   return `"${name.replaceAll('"', '""')}"`

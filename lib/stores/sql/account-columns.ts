@@ -1,6 +1,7 @@
 import { normalizeEmail } from '../email.js'
 import type { NewAccountRecord } from '../types.js'
-import type { AccountMapping, CreateColumns } from './account-mapping.js'
+import type { AccountMapping } from './account-mapping.js'
+import type { CreateColumns } from './account-options.js'
 
 /** A column, quoted, and the value an INSERT gives it. */
 export type ColumnValue = [string, unknown]

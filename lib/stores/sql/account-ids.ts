@@ -1,4 +1,4 @@
-import type { SqlIdType } from './account-mapping.js'
+import type { SqlIdType } from './account-options.js'
 
 /** What the id column of a dialect takes, beside UUIDs. */
 export interface IdRules {
