@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
-import { accountColumns, type ColumnValue } from '../sql/account-columns.js'
+import { accountColumns, checkNewAccount, type ColumnValue } from '../sql/account-columns.js'
 import type { AccountMapping } from '../sql/account-mapping.js'
 import type { NewSqlAccount, SqlAccountOptions } from '../sql/account-options.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
@@ -102,13 +102,7 @@ export class MysqlAccountStore implements AccountStore {
    * makes loading a seed file idempotent.
    */
   async add (account: NewMysqlAccount, { ifAbsent = false } = {}): Promise<StoredAccount | null> {
-    const { idType, activeColumn } = this.#mapping
-    if (account.id !== undefined && !isIdOfType(account.id, idType)) {
-      throw new TypeError(`MysqlAccountStore: id ${JSON.stringify(account.id)} is not a valid ${idType}`)
-    }
-    if (activeColumn === undefined && account.active !== undefined) {
-      throw new TypeError('MysqlAccountStore: with an "activeCondition", add() cannot set "active"; write your own columns instead')
-    }
+    checkNewAccount('MysqlAccountStore', this.#mapping, account, isIdOfType)
     const email = normalizeEmail(account.email)
     const columns = accountColumns(this.#mapping, { email, passwordHash: account.passwordHash, fields: {} }, (account.active ?? true) ? 1 : 0, this.#createColumns)
     const created = await this.#insert(columns, account.id)

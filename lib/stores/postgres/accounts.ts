@@ -1,6 +1,6 @@
 import { normalizeEmail } from '../email.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
-import { accountColumns } from '../sql/account-columns.js'
+import { accountColumns, checkNewAccount } from '../sql/account-columns.js'
 import type { AccountMapping } from '../sql/account-mapping.js'
 import type { NewSqlAccount, SqlAccountOptions } from '../sql/account-options.js'
 import { isIdOfType, resolveAccountMapping } from './account-mapping.js'
@@ -109,15 +109,9 @@ export class PostgresAccountStore implements AccountStore {
    * makes loading a seed file idempotent.
    */
   async add (account: NewPostgresAccount, { ifAbsent = false } = {}): Promise<StoredAccount | null> {
-    const { idType, activeColumn } = this.#mapping
-    if (account.id !== undefined && !isIdOfType(account.id, idType)) {
-      throw new TypeError(`PostgresAccountStore: id ${JSON.stringify(account.id)} is not a valid ${idType}`)
-    }
-    if (activeColumn === undefined && account.active !== undefined) {
-      throw new TypeError('PostgresAccountStore: with an "activeCondition", add() cannot set "active"; write your own columns instead')
-    }
+    checkNewAccount('PostgresAccountStore', this.#mapping, account, isIdOfType)
     const email = normalizeEmail(account.email)
-    const values: unknown[] = [email, account.passwordHash, ...(activeColumn === undefined ? [] : [account.active ?? true])]
+    const values: unknown[] = [email, account.passwordHash, ...(this.#mapping.activeColumn === undefined ? [] : [account.active ?? true])]
     const { rows } = await this.#pool.query(account.id === undefined
       ? { ...this.#sql.insert, values }
       : { ...this.#sql.insertWithId, values: [account.id, ...values] })

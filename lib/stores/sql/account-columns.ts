@@ -1,7 +1,7 @@
 import { normalizeEmail } from '../email.js'
 import type { NewAccountRecord } from '../types.js'
 import type { AccountMapping } from './account-mapping.js'
-import type { CreateColumns } from './account-options.js'
+import type { CreateColumns, NewSqlAccount, SqlIdType } from './account-options.js'
 
 /** A column, quoted, and the value an INSERT gives it. */
 export type ColumnValue = [string, unknown]
@@ -22,4 +22,14 @@ export function accountColumns (m: AccountMapping, account: NewAccountRecord, ac
     if (!columns.some(([taken]) => taken === column)) columns.push([column, value])
   }
   return columns
+}
+
+/** Refuses what add() cannot store: an id the column cannot hold, or `active` where "active" is a condition. */
+export function checkNewAccount (store: string, m: AccountMapping, account: NewSqlAccount, isIdOfType: (id: string, idType: SqlIdType) => boolean): void {
+  if (account.id !== undefined && !isIdOfType(account.id, m.idType)) {
+    throw new TypeError(`${store}: id ${JSON.stringify(account.id)} is not a valid ${m.idType}`)
+  }
+  if (m.activeColumn === undefined && account.active !== undefined) {
+    throw new TypeError(`${store}: with an "activeCondition", add() cannot set "active"; write your own columns instead`)
+  }
 }
