@@ -41,9 +41,11 @@
  *                verification links, login challenges) and their purposes, each with its slot rule (purposes.ts)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
  *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
- *   stores/      the store interfaces (types.ts), memory/, postgres/, redis/, sqlite/, the store-call deadline, the
- *                attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored in SQL and Lua), and
- *                testing/, the contract suites every store passes (`fastify-password-auth/testing`)
+ *   stores/      the store interfaces (types.ts), memory/, redis/, the SQL dialects postgres/, mysql/, sqlite/ (a folder
+ *                each, one file per contract: its statements and driver calls) over sql/, what they share (the
+ *                account mapping, session rows, the list of tables, pruning), schema/ (every dialect's DDL), the
+ *                store-call deadline, the attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored
+ *                in SQL and Lua), and testing/, the contract suites every store passes (`fastify-password-auth/testing`)
  *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules
  *
  * Each room with options has a door, <room>/options.ts: the options it reads, with their docs; resolve…()

@@ -13,6 +13,7 @@ import { total } from './round-trips.js'
 import { pooled, type ScaleResult } from './scale.js'
 import type { MixedResult } from './scenarios.js'
 import type { Profile } from './settings.js'
+import type { SqlSection } from './sql-section.js'
 import type { StatementsPair } from './statements.js'
 
 export interface CeilingSummary {
@@ -57,6 +58,8 @@ export interface BenchResults {
   routes?: { memory?: RouteSet, redis?: RouteSet, postgres?: RouteSet }
   /** GET /me with unnamed statements (preparedStatements: false) against named ones, A B A B (statements.ts). */
   statements?: StatementsPair
+  /** Login, GET /me and Refresh with every store in PostgreSQL, SQLite and MySQL, A B C (sql-section.ts). */
+  sql?: SqlSection
   mixed?: Record<Profile['name'], MixedResult>
   logout?: { memory?: LogoutPair, redis?: LogoutPair }
   /** LoginMfa and Refresh, alternating, on the same connections (example/bench/login-mfa.ts). */
@@ -416,6 +419,19 @@ export function renderTable (r: BenchResults): string {
     row('GET /me, the same with `preparedStatements: false` (unnamed: what a transaction pooler needs)', r.statements.unnamed, {
       ratio: pairedText(r.statements.ratio, 'named')
     })
+  }
+  if (r.sql !== undefined) {
+    const labels = { login: 'POST /Auth/Login', me: 'GET /me', refresh: 'POST /Auth/Refresh' } as const
+    for (const route of ['login', 'me', 'refresh'] as const) {
+      for (const dialect of r.sql.dialects) {
+        const runs = r.sql.rounds[route][dialect]!
+        const middle = [...runs].sort((a, b) => a.okPerSecond - b.okPerSecond)[Math.floor(runs.length / 2)]!
+        const ratio = r.sql.ratios[route][dialect]
+        row(`${labels[route]}, ${r.sql.descriptions[dialect] ?? dialect}`, middle, {
+          throughput: `${rate(middle.okPerSecond)} /s`, ratio: ratio === undefined ? '' : pairedText(ratio, 'PostgreSQL')
+        })
+      }
+    }
   }
   if (r.mixed !== undefined) {
     for (const profile of [defaults, tuned]) {

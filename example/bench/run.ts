@@ -5,9 +5,9 @@
  *
  * Environment: BENCH_SECONDS (seconds per measured run, default 4), BENCH_ONLY (a comma-separated list of
  * sections: scale, login, memory, mixed, logout, refresh, enumeration, redis, postgres, flood, overload, lockout,
- * startup, forgot, register, mfa, breach, passkey, example, statements; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
- * (default redis://127.0.0.1:6379) and BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test):
- * unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
+ * startup, forgot, register, mfa, breach, passkey, example, statements, sql; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
+ * (default redis://127.0.0.1:6379), BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
+ * and BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test): unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
  * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
  */
 import { randomBytes } from 'node:crypto'
@@ -36,6 +36,8 @@ import {
   MIXED_RATE, reauthenticateLoad, refresh, registerLoad, ROUTE_CONNECTIONS, startServer, type Server
 } from './scenarios.js'
 import { scale } from './scale.js'
+import { sqlSection } from './sql-section.js'
+import { mysqlReachable, type SqlDialect } from './sql-stores.js'
 import { statementsPair } from './statements.js'
 import { ACTIVE_ACCOUNTS, BENCH_PASSWORD, profiles } from './settings.js'
 
@@ -43,9 +45,10 @@ const env = process.env
 const seconds = Number(env.BENCH_SECONDS) > 0 ? Number(env.BENCH_SECONDS) : 4
 const redisUrl = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const databaseUrl = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const mysqlUrl = env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'
 const pgPoolSize = Number(env.BENCH_PG_POOL) > 0 ? Number(env.BENCH_PG_POOL) : 16
 const runId = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`
-const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey', 'example', 'statements'] as const
+const SECTIONS = ['scale', 'login', 'memory', 'mixed', 'logout', 'refresh', 'enumeration', 'redis', 'postgres', 'flood', 'overload', 'lockout', 'startup', 'forgot', 'register', 'mfa', 'breach', 'passkey', 'example', 'statements', 'sql'] as const
 type Section = typeof SECTIONS[number]
 const only = (env.BENCH_ONLY ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '')
 for (const name of only) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown section "${name}"; known: ${SECTIONS.join(', ')}`)
@@ -321,6 +324,27 @@ async function main (): Promise<void> {
         redis.disconnect()
       }
     }
+  }
+
+  // 9b. Login, GET /me and Refresh with every store in PostgreSQL, SQLite and MySQL, A B C.
+  if (wanted('sql')) {
+    const dialects: SqlDialect[] = ['sqlite']
+    const pg = await connectPostgres(databaseUrl)
+    if (pg === undefined) results.notes.push(`PostgreSQL at ${databaseUrl} is not reachable: the sql section ran without it.`)
+    else dialects.push('postgres')
+    await pg?.end()
+    if (await mysqlReachable(mysqlUrl)) dialects.push('mysql')
+    else results.notes.push(`MySQL at ${mysqlUrl} is not reachable: the sql section ran without it.`)
+    log(`Login, GET /me and Refresh with every store in ${dialects.join(', ')}, interleaved`)
+    results.sql = await sqlSection({
+      profile: defaults,
+      dialects,
+      env: { BENCH_DATABASE_URL: databaseUrl, BENCH_MYSQL_URL: mysqlUrl, BENCH_PG_POOL: String(pgPoolSize) },
+      label: (dialect) => `fpa_bench_${runId.replace(/\W/g, '_')}_${dialect}`,
+      rounds: ROUNDS,
+      seconds
+    })
+    await sampleBackground()
   }
 
   // 10. Overload: fresh processes, so each peak RSS is this scenario's: the bench server, then the

@@ -1,6 +1,7 @@
 /**
  * The server under test, run as a child process of run.ts. The plugin on the stores BENCH_ACCOUNTS
- * (memory | postgres) and BENCH_SESSIONS (memory | redis) name, the per-IP limit off, 2000 active and
+ * (memory | postgres) and BENCH_SESSIONS (memory | redis) name, or with every store in BENCH_SQL (postgres |
+ * sqlite | mysql), the per-IP limit off, 2000 active and
  * 500 inactive accounts sharing one argon2 hash, and beside it the hand-written baselines:
  *
  * - GET /me           guarded by the plugin's `authenticate` (signature, typ/iss/aud/exp, session, account)
@@ -26,6 +27,7 @@ import { Account } from '../account-schema.js'
 import { BENCH_PASSKEYS } from './passkey-authenticator.js'
 import { registerProfiler } from './profiler.js'
 import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
+import { sqlBenchStores, SQL_BENCH_DIALECTS, type SqlDialect } from './sql-stores.js'
 import { benchStores, type BenchStoreOptions } from './stores.js'
 
 export type BenchServerOptions = Omit<BenchStoreOptions, 'passwordHash'> & {
@@ -37,6 +39,8 @@ export type BenchServerOptions = Omit<BenchStoreOptions, 'passwordHash'> & {
   sampleHashes?: boolean
   /** A breached-password range service (BENCH_PWNED_RANGE_URL, …_TIMEOUT_MS, …_CACHE_BYTES); unset: none. */
   breachedPasswords?: BreachedPasswordsOptions
+  /** Every store in this SQL database instead (BENCH_SQL, BENCH_SQL_LABEL, BENCH_MYSQL_URL): the `sql` section. */
+  sql?: { dialect: SqlDialect, label: string, mysqlUrl?: string }
 }
 
 /** The JSON every bench route answers: the example's account schema, one compiled serializer for all three. */
@@ -57,7 +61,9 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   // One hash with the plugin's parameters, shared by every account: start-up stays fast, and each login
   // still pays exactly one full-cost verification.
   const passwordHash = await hashPassword(BENCH_PASSWORD, DEFAULT_ARGON2)
-  const stores = await benchStores({ ...options, passwordHash })
+  const stores = options.sql === undefined
+    ? await benchStores({ ...options, passwordHash })
+    : { ...await sqlBenchStores({ ...options.sql, passwordHash, databaseUrl: options.databaseUrl, poolSize: options.pgPoolSize }), roundTrips: { postgres: {}, redis: {} } }
   const { accounts } = stores
 
   const app = Fastify({ logger: false })
@@ -68,6 +74,7 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     accounts,
     sessions: stores.sessions,
     ...stores.oneTimeTokens === undefined ? {} : { oneTimeTokens: stores.oneTimeTokens },
+    ...stores.attempts === undefined ? {} : { attempts: stores.attempts },
     jwt: { secret: BENCH_SECRET },
     argon2: DEFAULT_ARGON2,
     rateLimit: false,
@@ -193,6 +200,9 @@ async function main (): Promise<void> {
     pgSchema: env.BENCH_PG_SCHEMA,
     pgPoolSize: env.BENCH_PG_POOL === undefined ? undefined : Number(env.BENCH_PG_POOL),
     pgPreparedStatements: env.BENCH_PG_PREPARED !== 'false',
+    sql: (SQL_BENCH_DIALECTS as readonly string[]).includes(env.BENCH_SQL ?? '')
+      ? { dialect: env.BENCH_SQL as SqlDialect, label: env.BENCH_SQL_LABEL ?? `fpa_bench_${process.pid}`, mysqlUrl: env.BENCH_MYSQL_URL }
+      : undefined,
     hashThreads: env.BENCH_HASH_THREADS === undefined ? undefined : Number(env.BENCH_HASH_THREADS),
     profileDir: env.BENCH_PROFILE_DIR,
     sampleHashes: env.BENCH_SAMPLE_HASHES === '1',

@@ -5,7 +5,7 @@
  */
 import type { Command, Redis } from 'ioredis'
 import type pg from 'pg'
-import { MemoryAccountStore, MemorySessionStore, type AccountStore, type OneTimeTokenStore, type SessionStore } from '../../lib/index.js'
+import { MemoryAccountStore, MemorySessionStore, type AccountStore, type AttemptStore, type OneTimeTokenStore, type SessionStore } from '../../lib/index.js'
 import { ACTIVE_ACCOUNTS, activeEmail, activeId, INACTIVE_ACCOUNTS, inactiveEmail, inactiveId } from './settings.js'
 
 export type AccountsBackend = 'memory' | 'postgres'
@@ -39,6 +39,8 @@ export interface BenchStores {
   sessions: SessionStore
   /** With sessions in Redis, one-time tokens there too; undefined: the plugin's memory default. */
   oneTimeTokens: OneTimeTokenStore | undefined
+  /** Undefined: the plugin's memory default. */
+  attempts?: AttemptStore
   roundTrips: RoundTrips
   /** What the stores run on, for the report. */
   description: string

@@ -49,14 +49,22 @@ export function keepActivity (store: ActivityStore, host: AuthEventHandler | und
   }
 
   function keep (accountId: string, record: ActivityRecord): void {
-    const pending = inFlight.get(accountId) ?? new Set()
-    const adding: Promise<void> = store.add(record).catch((err: unknown) => {
+    let pending = inFlight.get(accountId)
+    if (pending === undefined) {
+      pending = new Set()
+      inFlight.set(accountId, pending)
+    }
+    const held = pending
+    const settle = (): void => {
+      held.delete(adding)
+      if (held.size === 0 && inFlight.get(accountId) === held) inFlight.delete(accountId)
+    }
+    // One then() for both outcomes: a Logout or a Login keeps an event, and each extra promise is per request.
+    const adding: Promise<void> = store.add(record).then(settle, (err: unknown) => {
+      settle()
       log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
-    }).finally(() => {
-      pending.delete(adding)
-      if (pending.size === 0 && inFlight.get(accountId) === pending) inFlight.delete(accountId)
     })
-    inFlight.set(accountId, pending.add(adding))
+    held.add(adding)
   }
 
   return {

@@ -14,9 +14,9 @@ export async function forgetEverywhere (parts: AccountParts, request: FastifyReq
   formerEmails: string[]): Promise<{ failed: string[], error?: unknown }> {
   const { sessionService, secondFactor, trustedDevices, oneTimeTokens, throttle, mailLimit, passkeys, activity, storeCall } = parts
   const caller = request ?? { log: parts.log }
-  const tokens: Array<TokenPurpose | [TokenPurpose, string]> = [
-    PURPOSE.passwordReset, PURPOSE.emailChange, [PURPOSE.emailRevert, account.email], ...formerEmails.map((email) => [PURPOSE.emailLeft, email] as [TokenPurpose, string])
-  ]
+  // Without the store's removeAll, one slot each: a revert link and a note per address left (both slotted by it).
+  const tokens: Array<TokenPurpose | [TokenPurpose, string]> = [PURPOSE.passwordReset, PURPOSE.emailChange, [PURPOSE.emailRevert, account.email],
+    ...formerEmails.flatMap((email): Array<[TokenPurpose, string]> => [[PURPOSE.emailRevert, email], [PURPOSE.emailLeft, email]])]
   const forgets: Array<[string, (() => Promise<unknown>) | undefined]> = [
     ['sessions', async () => await sessionService.forget(request, account.id)],
     ['mfa', secondFactor === undefined ? undefined : async () => await secondFactor.forget(caller, account.id)],

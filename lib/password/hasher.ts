@@ -64,6 +64,8 @@ export interface PasswordHasherOptions {
   bcryptModule?: string
   /** The hashing worker's module (tests give one that crashes). */
   worker?: URL
+  /** Threads shared with other registrations (shared-hashing.ts), sized for `queue`; else a pool of its own. */
+  sharedPool?: { pool: HashPool, release: () => Promise<void> }
 }
 
 /**
@@ -74,14 +76,17 @@ export class PasswordHasher {
   readonly params: Readonly<Argon2Params>
   readonly #queue: HashQueue
   readonly #pool: HashPool
+  readonly #closePool: () => Promise<void>
   readonly #verifyStoredHash: VerifyStoredHash
   #verifications = 0
   #hashes = 0
 
-  constructor ({ params, pepper, queue, legacyHashes, log, bcryptModule = BCRYPT_MODULE, worker }: PasswordHasherOptions) {
+  constructor ({ params, pepper, queue, legacyHashes, log, bcryptModule = BCRYPT_MODULE, worker, sharedPool }: PasswordHasherOptions) {
     this.params = Object.freeze({ ...params })
     this.#queue = queue
-    this.#pool = new HashPool({ threads: queue.concurrency, workerData: { params: { ...params }, pepper, bcryptModule }, log, worker })
+    const pool = sharedPool?.pool ?? new HashPool({ threads: queue.concurrency, workerData: { params: { ...params }, pepper, bcryptModule }, log, worker })
+    this.#pool = pool
+    this.#closePool = sharedPool?.release ?? (async () => { await pool.close() })
     this.#verifyStoredHash = createHashVerifier({ params, legacyHashes, log, verifyBuiltIn: (task) => this.#pool.verify(task) })
   }
 
@@ -132,8 +137,8 @@ export class PasswordHasher {
     }
   }
 
-  /** Lets running hashes finish and ends the pool's threads (the plugin's onClose). */
+  /** Lets running hashes finish and ends the pool's threads (the plugin's onClose), unless other registrations still share them. */
   async close (): Promise<void> {
-    await this.#pool.close()
+    await this.#closePool()
   }
 }

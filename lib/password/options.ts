@@ -9,8 +9,10 @@ import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-o
 import { attemptLeaseMs } from './attempt-lease.js'
 import { createBreachCheck, resolveBreachedPasswords, type BreachCheck, type BreachedPasswordsOptions, type ResolvedBreachedPasswords } from './breach-options.js'
 import { createPasswordCheck, type CheckPassword } from './credential-check.js'
-import { HashQueue } from './hash-queue.js'
+import type { HashQueue } from './hash-queue.js'
+import { BCRYPT_MODULE } from './legacy/bcrypt.js'
 import { PasswordHasher } from './hasher.js'
+import { leaseHashing } from './shared-hashing.js'
 import { BUILT_IN_FORMATS, type LegacyHashFormat } from './legacy/index.js'
 import { createPasswordPolicy, DEFAULT_PASSWORD_POLICY, type PasswordPolicy, type PasswordPolicyOptions, type ResolvedPasswordPolicy } from './policy.js'
 
@@ -142,13 +144,15 @@ export interface PasswordParts {
 }
 
 /**
- * The hasher, its threads and its queue (a slot per thread), the policy, and the password check (one
- * argon2 run, against a dummy hash when there is no account). The first thread starts here and makes the
- * dummy hash: if none can run, the registration fails.
+ * The hasher, its threads and its queue (a slot per thread; both shared with registrations configured
+ * alike: shared-hashing.ts), the policy, and the password check (one argon2 run, against a dummy hash when
+ * there is no account). The first thread starts here and makes the dummy hash: if none can run, the
+ * registration fails.
  */
 export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, storeCall, emit, log }: Parts): Promise<PasswordParts> {
-  const hashQueue = new HashQueue(resolved.hashing.threads, resolved.hashing.maxQueue)
-  const hasher = new PasswordHasher({ params: resolved.argon2, pepper: resolved.pepper, queue: hashQueue, legacyHashes: resolved.legacyHashes, log })
+  const lease = leaseHashing({ ...resolved.hashing, workerData: { params: { ...resolved.argon2 }, pepper: resolved.pepper, bcryptModule: BCRYPT_MODULE }, log })
+  const hashQueue = lease.queue
+  const hasher = new PasswordHasher({ params: resolved.argon2, pepper: resolved.pepper, queue: hashQueue, legacyHashes: resolved.legacyHashes, log, sharedPool: lease })
   const breachCheck = resolved.breachedPasswords === undefined ? undefined : createBreachCheck(resolved.breachedPasswords, emit)
   const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash(), breachCheck })
   return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy, breachCheck), checkPassword, upgradeHashes: resolved.upgradeHashes, breachCheck }

@@ -149,6 +149,20 @@ t.test('DeleteAccount tells every address the account left within revertTtl: a t
     'the current address, and both it left')
 })
 
+t.test('DeleteAccount with a token store without removeAll still removes the revert links of every address the account left', async (t) => {
+  const oneTimeTokens = new MemoryOneTimeTokenStore()
+  Object.assign(oneTimeTokens, { removeAll: undefined })
+  const { post, changeToken, token, message } = await accountApp(t, { oneTimeTokens })
+  const taker = await token()
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(taker, 'taker1@example.net') })).statusCode, 204)
+  t.equal((await post('/VerifyEmailChange', undefined, { token: await changeToken(taker, 'taker2@example.net') })).statusCode, 204)
+  const revert = (await message('email_changed', EMAIL)).token!
+  t.ok(oneTimeTokens.size >= 4, 'before: a revert link and a note for each address left')
+  t.equal((await post('/DeleteAccount', taker, { password: PASSWORD })).statusCode, 204)
+  t.equal(oneTimeTokens.size, 0, 'no revert link or note is left')
+  expectProblem(t, await post('/RevertEmailChange', undefined, { token: revert, newPassword: NEW_PASSWORD, confirmNewPassword: NEW_PASSWORD }), 400, 'FST_PWAUTH_EMAIL_CHANGE_TOKEN_INVALID')
+})
+
 t.test('DeleteAccount tells an address the account left by a revert; none it left longer ago than revertTtl', async (t) => {
   const { post, changeToken, token, messages, message, login, accounts } = await accountApp(t, { account: { emailChange: true, deletion: true, revertTtl: 1 } })
   const taker = await token()

@@ -6,7 +6,7 @@ import { repoPath } from '../helpers/root.js'
 const DOCS = ['README.md', 'example/docs/production.md', 'example/docs/moving-in.md', 'example/docs/security.md',
   'example/docs/example-server.md', 'example/docs/password-reset.md', 'example/docs/two-factors.md', 'example/bench/README.md', 'example/docs/account.md',
   'example/docs/passkeys.md', 'example/docs/devices.md', 'example/docs/breached-passwords.md', 'example/docs/browser-client.md',
-  'example/docs/sqlite.md', 'example/docs/mysql.md']
+  'example/docs/sqlite.md', 'example/docs/mysql.md', 'example/docs/orms.md']
 
 /** GitHub's anchor of a heading. */
 function slug (heading: string): string {

@@ -1,11 +1,26 @@
 import t, { type Test } from 'tap'
-import { hashPassword, type AccountStore, type AuthEvent, type PasswordAuthOptions } from '../../lib/index.js'
+import { hashPassword, MemoryAccountStore, type AccountStore, type AuthEvent, type PasswordAuthOptions } from '../../lib/index.js'
 import type { PasswordAuthMessage } from '../../lib/messages/outbox.js'
 import { buildTestApp, CHEAP_ARGON2, EMAIL, NEW_PASSWORD, PASSWORD, PLUGIN_TIMEOUT_MS } from '../helpers/app.js'
 import { expectProblem } from '../helpers/problem.js'
 
 const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms))
 const THIRD_PASSWORD = 'yet another long passphrase here'
+
+/** A store in which a password change lands just before the next hash write (`raceNext`: the racing change's hash). */
+class RacedAccounts extends MemoryAccountStore {
+  raceNext: string | undefined
+  raced: string | undefined
+  override async updatePasswordHash (update: Parameters<MemoryAccountStore['updatePasswordHash']>[0]): Promise<boolean> {
+    const racing = this.raceNext
+    if (racing !== undefined) {
+      this.raceNext = undefined
+      this.raced = racing
+      await super.updatePasswordHash({ id: update.id, expectedHash: update.expectedHash, newHash: racing, advanceCredentialVersion: true })
+    }
+    return await super.updatePasswordHash(update)
+  }
+}
 
 /** An app with the reset routes, whose messages and events the test reads. */
 async function resetApp (t: Test, auth: Partial<PasswordAuthOptions> = {}) {
@@ -156,6 +171,23 @@ t.test('a token dies when its account\'s e-mail changes', async (t) => {
   const fresh = await resetToken('ada@new.example')
   t.equal((await reset(fresh)).statusCode, 204, 'a token for the new address works')
   t.ok(ada.id)
+})
+
+t.test('a password change landing between the reset\'s lookup and its write wins: the reset is the one 400, and ends nothing', async (t) => {
+  const accounts = new RacedAccounts()
+  const ada = accounts.add({ email: EMAIL, passwordHash: await hashPassword(PASSWORD, CHEAP_ARGON2) })
+  const { reset, resetToken, events, messages, tokens, me } = await resetApp(t, { accounts })
+  const session = await tokens()
+  const token = await resetToken()
+  accounts.raceNext = await hashPassword(THIRD_PASSWORD, CHEAP_ARGON2)
+  expectProblem(t, await reset(token), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID')
+  t.match(events.filter((event) => event.type === 'password.reset_failed'), [{ reason: 'conflict', accountId: ada.id }])
+  t.notOk(events.some((event) => event.type === 'password.reset'), 'no reset reported')
+  t.equal((await accounts.findByEmail(EMAIL))!.passwordHash, accounts.raced, 'the racing change stands')
+  expectProblem(t, await reset(token), 400, 'FST_PWAUTH_RESET_TOKEN_INVALID', 'the link was used up')
+  await sleep(20)
+  t.notOk(messages.some((message) => message.type === 'password_changed'), 'the owner hears of no reset')
+  t.equal((await me(session.accessToken)).statusCode, 401, 'the racing change advanced the credential version itself')
 })
 
 t.test('of 20 concurrent resets with one token exactly one succeeds', async (t) => {

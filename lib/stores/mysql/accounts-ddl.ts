@@ -1,4 +1,5 @@
-import { resolveAccountMapping, type MysqlAccountMapping } from './account-mapping.js'
+import type { SqlAccountMapping } from '../sql/account-options.js'
+import { resolveAccountMapping } from './account-mapping.js'
 import { quoteName, TABLE_OPTIONS } from './sql.js'
 
 /**
@@ -8,7 +9,7 @@ import { quoteName, TABLE_OPTIONS } from './sql.js'
  * MySQL 8.0.29; with binary logging on, creating a trigger needs the TRIGGER privilege and SUPER (or
  * `log_bin_trust_function_creators`).
  */
-export function accountsTriggerMysql (mapping: MysqlAccountMapping = {}): string {
+export function accountsTriggerMysql (mapping: SqlAccountMapping = {}): string {
   const { table, tableName, activeColumn: active, credentialVersion: version } = resolveAccountMapping(mapping)
   if (active === undefined) {
     throw new TypeError('accountsTriggerMysql: with an "activeCondition" there is no column a trigger could watch; ' +

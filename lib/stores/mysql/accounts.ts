@@ -1,34 +1,19 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
+import { accountColumns, checkNewAccount, type ColumnValue } from '../sql/account-columns.js'
+import type { AccountMapping } from '../sql/account-mapping.js'
+import type { NewSqlAccount, SqlAccountOptions } from '../sql/account-options.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
-import {
-  idPlaceholder, isIdOfType, resolveAccountMapping, type AccountMapping, type MysqlAccountFieldColumns, type MysqlAccountMapping
-} from './account-mapping.js'
+import { idPlaceholder, isIdOfType, resolveAccountMapping } from './account-mapping.js'
 import { bool, ER_DUP_ENTRY, errno, num, quoteIdentifier, rows, transaction, written, type MysqlPool, type Row, type Written } from './sql.js'
 
-/** `fields` is required once PasswordAuthAccount has a required field of your own. */
-type FieldsOption = Partial<MysqlAccountFieldColumns> extends MysqlAccountFieldColumns
-  ? { fields?: MysqlAccountFieldColumns }
-  : { fields: MysqlAccountFieldColumns }
-
-export type MysqlAccountStoreOptions = MysqlAccountMapping & FieldsOption & {
+export type MysqlAccountStoreOptions = SqlAccountOptions & {
   /** Your `mysql2/promise` Pool; the store never connects or ends it. */
   pool: MysqlPool
-  /**
-   * Registration (create(), and add()): values for columns of yours the plugin does not know, keyed by column name,
-   * e.g. a Laravel table's `name` or a Rails table's `created_at` and `updated_at`. Columns it leaves out take their
-   * defaults; a column that `fields` maps a registration field to keeps that field's value.
-   */
-  createColumns?: (account: NewAccountRecord) => Record<string, unknown>
 }
 
-export interface NewMysqlAccount {
-  email: string
-  passwordHash: string
-  id?: string
-  active?: boolean
-}
+export type NewMysqlAccount = NewSqlAccount
 
 function statements (m: AccountMapping) {
   const account = [
@@ -117,17 +102,9 @@ export class MysqlAccountStore implements AccountStore {
    * makes loading a seed file idempotent.
    */
   async add (account: NewMysqlAccount, { ifAbsent = false } = {}): Promise<StoredAccount | null> {
-    const { idType, activeColumn } = this.#mapping
-    if (account.id !== undefined && !isIdOfType(account.id, idType)) {
-      throw new TypeError(`MysqlAccountStore: id ${JSON.stringify(account.id)} is not a valid ${idType}`)
-    }
-    if (activeColumn === undefined && account.active !== undefined) {
-      throw new TypeError('MysqlAccountStore: with an "activeCondition", add() cannot set "active"; write your own columns instead')
-    }
+    checkNewAccount('MysqlAccountStore', this.#mapping, account, isIdOfType)
     const email = normalizeEmail(account.email)
-    const columns: Array<[string, unknown]> = [[this.#mapping.email, email], [this.#mapping.passwordHash, account.passwordHash]]
-    if (activeColumn !== undefined) columns.push([activeColumn, (account.active ?? true) ? 1 : 0])
-    this.#addCreateColumns(columns, { email, passwordHash: account.passwordHash, fields: {} })
+    const columns = accountColumns(this.#mapping, { email, passwordHash: account.passwordHash, fields: {} }, (account.active ?? true) ? 1 : 0, this.#createColumns)
     const created = await this.#insert(columns, account.id)
     if (created !== null || ifAbsent) return created
     throw new Error(`An account with e-mail ${email} or id ${account.id ?? '(new)'} already exists`)
@@ -140,25 +117,11 @@ export class MysqlAccountStore implements AccountStore {
    * creations: exactly one wins).
    */
   async create (account: NewAccountRecord): Promise<StoredAccount | null> {
-    const m = this.#mapping
-    const columns: Array<[string, unknown]> = [[m.email, normalizeEmail(account.email)], [m.passwordHash, account.passwordHash]]
-    if (m.activeColumn !== undefined) columns.push([m.activeColumn, 1])
-    for (const [column, field] of m.fields) {
-      if (Object.hasOwn(account.fields, field)) columns.push([column, account.fields[field]])
-    }
-    this.#addCreateColumns(columns, account)
-    return await this.#insert(columns, undefined)
-  }
-
-  #addCreateColumns (columns: Array<[string, unknown]>, account: NewAccountRecord): void {
-    for (const [name, value] of Object.entries(this.#createColumns?.(account) ?? {})) {
-      // A column a registration field already fills keeps the field's value.
-      if (!columns.some(([column]) => column === quoteIdentifier(name))) columns.push([quoteIdentifier(name), value])
-    }
+    return await this.#insert(accountColumns(this.#mapping, account, 1, this.#createColumns), undefined)
   }
 
   /** An INSERT, then the row read back by its id (MySQL has no RETURNING); null if the e-mail or id is taken. */
-  async #insert (columns: Array<[string, unknown]>, id: string | undefined): Promise<StoredAccount | null> {
+  async #insert (columns: ColumnValue[], id: string | undefined): Promise<StoredAccount | null> {
     const m = this.#mapping
     // Integer ids come from AUTO_INCREMENT; UUID and text ids are made here (a column default could not be read back).
     if (id === undefined && (m.idType === 'uuid' || m.idType === 'text') && !columns.some(([column]) => column === m.id)) id = randomUUID()

@@ -3,6 +3,7 @@
  * promise API: `mysql.createPool(…)` from `mysql2/promise`). InnoDB at the server's default isolation (REPEATABLE
  * READ): every racy change is one statement or a transaction over locked rows (see example/docs/mysql.md).
  */
+import { schemaScript, type SqlTables, type TableDdl } from '../sql/tables.js'
 import { accountsTableMysql } from './accounts-ddl.js'
 import { activityTableMysql } from './activity.js'
 import { attemptsTableMysql } from './attempts.js'
@@ -13,7 +14,10 @@ import { sessionsTableMysql } from './sessions.js'
 import { statementsOf, type MysqlPool } from './sql.js'
 import { trustedDevicesTableMysql } from './trusted-devices.js'
 
-export type { MysqlAccountColumns, MysqlAccountFieldColumns, MysqlAccountMapping, MysqlIdType } from './account-mapping.js'
+export type {
+  SqlAccountColumns as MysqlAccountColumns, SqlAccountFieldColumns as MysqlAccountFieldColumns, SqlAccountMapping as MysqlAccountMapping,
+  SqlIdType as MysqlIdType
+} from '../sql/account-options.js'
 export { MysqlAccountStore, type MysqlAccountStoreOptions, type NewMysqlAccount } from './accounts.js'
 export { accountsTableMysql, accountsTriggerMysql } from './accounts-ddl.js'
 export { activityTableMysql, MysqlActivityStore, type MysqlActivityStoreOptions } from './activity.js'
@@ -25,29 +29,22 @@ export { MysqlSessionStore, sessionsTableMysql, type MysqlSessionStoreOptions } 
 export type { MysqlConnection, MysqlPool } from './sql.js'
 export { MysqlTrustedDeviceStore, trustedDevicesTableMysql, type MysqlTrustedDeviceStoreOptions } from './trusted-devices.js'
 
-export interface MysqlTables {
-  accountsTable?: string
-  sessionsTable?: string
-  attemptsTable?: string
-  oneTimeTokensTable?: string
-  mfaTable?: string
-  activityTable?: string
-  passkeysTable?: string
-  trustedDevicesTable?: string
+export type MysqlTables = SqlTables
+
+const DDL: TableDdl = {
+  accountsTable: accountsTableMysql,
+  sessionsTable: sessionsTableMysql,
+  attemptsTable: attemptsTableMysql,
+  oneTimeTokensTable: oneTimeTokensTableMysql,
+  mfaTable: mfaTableMysql,
+  activityTable: activityTableMysql,
+  passkeysTable: passkeysTableMysql,
+  trustedDevicesTable: trustedDevicesTableMysql
 }
 
 /** Every table's DDL, in one script (what createMysqlSchema runs, statement by statement). */
 export function mysqlSchemaSql (tables: MysqlTables = {}): string {
-  return [
-    accountsTableMysql(tables.accountsTable),
-    sessionsTableMysql(tables.sessionsTable),
-    attemptsTableMysql(tables.attemptsTable),
-    oneTimeTokensTableMysql(tables.oneTimeTokensTable),
-    mfaTableMysql(tables.mfaTable),
-    activityTableMysql(tables.activityTable),
-    passkeysTableMysql(tables.passkeysTable),
-    trustedDevicesTableMysql(tables.trustedDevicesTable)
-  ].join('\n')
+  return schemaScript(DDL, tables)
 }
 
 /**

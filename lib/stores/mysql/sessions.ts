@@ -2,7 +2,8 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
-import { bool, num, placeholders, pruneNowAndThen, quoteIdentifier, quoteName, rows, TABLE_OPTIONS, transaction, written, type MysqlPool, type Row } from './sql.js'
+import { rotationResult, sessionInfo, sessionTimes } from '../sql/session-rows.js'
+import { bool, num, placeholders, pruneNowAndThen, quoteIdentifier, quoteName, rows, TABLE_OPTIONS, transaction, written, type MysqlPool } from './sql.js'
 
 export interface MysqlSessionStoreOptions {
   /** Your `mysql2/promise` Pool; the store never connects or ends it. */
@@ -40,25 +41,6 @@ export function sessionsTableMysql (table = 'auth_sessions'): string {
 }
 
 const LIVE = 'ended_reason IS NULL AND idle_until > ? AND ends_at > ?'
-
-const times = (row: Row, now: number): SessionTimes => ({
-  createdAt: num(row.created_at), expiresInMs: Math.min(num(row.idle_until), num(row.ends_at)) - now, remainingMs: num(row.ends_at) - now
-})
-
-function current (row: Row, outcome: 'rotated' | 'grace', now: number): RotationResult {
-  return {
-    outcome,
-    generation: num(row.generation),
-    keyId: row.key_id,
-    accountId: row.account_id,
-    credentialVersion: num(row.credential_version),
-    authenticatedAt: num(row.authenticated_at),
-    mfa: bool(row.mfa),
-    trustedDevice: bool(row.trusted_device),
-    ...times(row, now),
-    ...typeof row.amr === 'string' && row.amr !== '' ? { amr: row.amr.split(' ') } : {}
-  }
-}
 
 function sessionStatements (name: string) {
   return {
@@ -109,7 +91,7 @@ export class MysqlSessionStore implements SessionStore {
       session.id, session.accountId, session.credentialVersion, session.keyId, session.ip, session.userAgent, session.mfa === true ? 1 : 0,
       session.amr?.join(' ') ?? null, session.trustedDevice === true ? 1 : 0, now, now, now, now, idleUntil, endsAt
     ])
-    return times({ created_at: now, idle_until: idleUntil, ends_at: endsAt }, now)
+    return sessionTimes({ created_at: now, idle_until: idleUntil, ends_at: endsAt }, now)
   }
 
   async get (sessionId: string): Promise<SessionState | null> {
@@ -132,9 +114,9 @@ export class MysqlSessionStore implements SessionStore {
       if (stored === generation) {
         const idleUntil = now + policy.idleMs
         await written(connection, sql.rotate, [keyId, now, now, idleUntil, sessionId])
-        return current({ ...row, generation: stored + 1, key_id: keyId, rotated_at: now, last_used_at: now, idle_until: idleUntil }, 'rotated', now)
+        return rotationResult({ ...row, generation: stored + 1, key_id: keyId, rotated_at: now, last_used_at: now, idle_until: idleUntil }, 'rotated', now)
       }
-      if (stored === generation + 1 && now - num(row.rotated_at) <= policy.graceMs) return current(row, 'grace', now)
+      if (stored === generation + 1 && now - num(row.rotated_at) <= policy.graceMs) return rotationResult(row, 'grace', now)
       await written(connection, sql.end, ['refresh_token_reused', sessionId, now, now])
       return { outcome: 'reused', accountId: row.account_id }
     })
@@ -175,17 +157,7 @@ export class MysqlSessionStore implements SessionStore {
 
   async list (accountId: string): Promise<SessionInfo[]> {
     const now = Date.now()
-    return (await rows(this.#pool, this.#sql.list, [accountId, now, now])).map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      createdAt: num(row.created_at),
-      lastUsedAt: num(row.last_used_at),
-      authenticatedAt: num(row.authenticated_at),
-      expiresAt: Math.min(num(row.idle_until), num(row.ends_at)),
-      ip: row.ip,
-      userAgent: row.user_agent,
-      trustedDevice: bool(row.trusted_device)
-    }))
+    return (await rows(this.#pool, this.#sql.list, [accountId, now, now])).map(sessionInfo)
   }
 
   /** Deletes the rows of sessions past their limits, ended or not; resolves how many. */

@@ -100,16 +100,4 @@ export const num = (value: unknown): number => Number(value)
 /** Booleans read from TINYINT(1) columns (0/1, or strings with some pool options). */
 export const bool = (value: unknown): boolean => Number(value) === 1
 
-/**
- * Background housekeeping: the returned function starts `prune` at most once per `intervalMs` (a call in
- * between does nothing), without waiting for it; a failed prune is retried at the next interval.
- */
-export function pruneNowAndThen (prune: () => Promise<unknown>, intervalMs: number): () => void {
-  let next = 0
-  return () => {
-    const now = Date.now()
-    if (now < next) return
-    next = now + intervalMs
-    prune().catch(() => {})
-  }
-}
+export { pruneNowAndThen } from '../sql/prune.js'

@@ -1,4 +1,5 @@
-import { resolveAccountMapping, type PostgresAccountMapping } from './account-mapping.js'
+import type { SqlAccountMapping } from '../sql/account-options.js'
+import { resolveAccountMapping } from './account-mapping.js'
 import { baseName, quoteIdentifier, quoteName, siblingName } from './sql.js'
 
 const BODY_TAG = '$trigger$'
@@ -8,7 +9,7 @@ const BODY_TAG = '$trigger$'
  * same statement already advanced it (as `setActive` does). So an account deactivated by any SQL loses
  * its sessions for good: reactivating it does not bring old tokens back. Needs PostgreSQL 14 or later.
  */
-export function accountsTriggerSql (mapping: PostgresAccountMapping = {}): string {
+export function accountsTriggerSql (mapping: SqlAccountMapping = {}): string {
   const { table, tableName, activeColumn: active, credentialVersion: version } = resolveAccountMapping(mapping)
   if (active === undefined) {
     throw new TypeError('accountsTriggerSql: with an "activeCondition" there is no column a trigger could watch; ' +

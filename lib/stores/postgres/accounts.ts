@@ -1,38 +1,15 @@
 import { normalizeEmail } from '../email.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
-import {
-  isIdOfType, resolveAccountMapping, type AccountMapping, type PostgresAccountFieldColumns, type PostgresAccountMapping
-} from './account-mapping.js'
-import { prepare, quoteIdentifier, type Queryable, type Statement } from './sql.js'
+import { accountColumns, checkNewAccount } from '../sql/account-columns.js'
+import type { AccountMapping } from '../sql/account-mapping.js'
+import type { NewSqlAccount, SqlAccountOptions } from '../sql/account-options.js'
+import { isIdOfType, resolveAccountMapping } from './account-mapping.js'
+import { prepare, quoteIdentifier, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-/** `fields` is required once PasswordAuthAccount has a required field of your own. */
-type FieldsOption = Partial<PostgresAccountFieldColumns> extends PostgresAccountFieldColumns
-  ? { fields?: PostgresAccountFieldColumns }
-  : { fields: PostgresAccountFieldColumns }
+export type PostgresAccountStoreOptions = SqlAccountOptions & PostgresConnection
 
-export type PostgresAccountStoreOptions = PostgresAccountMapping & FieldsOption & {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
-  /**
-   * Registration (create()): values for columns of yours the plugin does not know, keyed by column name,
-   * e.g. a Django table's `username` and `date_joined`. Columns it leaves out take their defaults; a
-   * column that `fields` maps a registration field to keeps that field's value.
-   */
-  createColumns?: (account: NewAccountRecord) => Record<string, unknown>
-}
-
-export interface NewPostgresAccount {
-  email: string
-  passwordHash: string
-  id?: string
-  active?: boolean
-}
+export type NewPostgresAccount = NewSqlAccount
 
 type Purpose = 'byEmail' | 'byId' | 'update' | 'insert' | 'insertWithId' | 'updateEmail' | 'delete'
 
@@ -42,7 +19,7 @@ function returnedAccount (m: AccountMapping): string {
     `lower(${m.email}) AS "email"`,
     `COALESCE(${m.active}, false) AS "active"`,
     `${m.credentialVersion} AS "credentialVersion"`,
-    ...m.fields.map(([column, field]) => `${column} AS ${field}`)
+    ...m.fields.map(([column, field]) => `${column} AS ${quoteIdentifier(field)}`)
   ].join(', ')
   return account
 }
@@ -132,15 +109,9 @@ export class PostgresAccountStore implements AccountStore {
    * makes loading a seed file idempotent.
    */
   async add (account: NewPostgresAccount, { ifAbsent = false } = {}): Promise<StoredAccount | null> {
-    const { idType, activeColumn } = this.#mapping
-    if (account.id !== undefined && !isIdOfType(account.id, idType)) {
-      throw new TypeError(`PostgresAccountStore: id ${JSON.stringify(account.id)} is not a valid ${idType}`)
-    }
-    if (activeColumn === undefined && account.active !== undefined) {
-      throw new TypeError('PostgresAccountStore: with an "activeCondition", add() cannot set "active"; write your own columns instead')
-    }
+    checkNewAccount('PostgresAccountStore', this.#mapping, account, isIdOfType)
     const email = normalizeEmail(account.email)
-    const values: unknown[] = [email, account.passwordHash, ...(activeColumn === undefined ? [] : [account.active ?? true])]
+    const values: unknown[] = [email, account.passwordHash, ...(this.#mapping.activeColumn === undefined ? [] : [account.active ?? true])]
     const { rows } = await this.#pool.query(account.id === undefined
       ? { ...this.#sql.insert, values }
       : { ...this.#sql.insertWithId, values: [account.id, ...values] })
@@ -157,16 +128,7 @@ export class PostgresAccountStore implements AccountStore {
    */
   async create (account: NewAccountRecord): Promise<StoredAccount | null> {
     const m = this.#mapping
-    const columns: Array<[string, unknown]> = [[m.email, normalizeEmail(account.email)], [m.passwordHash, account.passwordHash]]
-    if (m.activeColumn !== undefined) columns.push([m.activeColumn, true])
-    for (const [column, field] of m.fields) {
-      const name = Object.keys(account.fields).find((key) => quoteIdentifier(key) === field)
-      if (name !== undefined) columns.push([column, account.fields[name]])
-    }
-    for (const [name, value] of Object.entries(this.#createColumns?.(account) ?? {})) {
-      // A column a registration field already fills keeps the field's value.
-      if (!columns.some(([column]) => column === quoteIdentifier(name))) columns.push([quoteIdentifier(name), value])
-    }
+    const columns = accountColumns(m, account, true, this.#createColumns)
     const { rows } = await this.#pool.query({
       text: `INSERT INTO ${m.table} (${columns.map(([column]) => column).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) ` +
         `ON CONFLICT DO NOTHING RETURNING ${returnedAccount(m)}, ${m.passwordHash} AS "passwordHash"`,

@@ -1,17 +1,10 @@
 import type { ActivityRecord, ActivityStore } from '../types.js'
-import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 const DAY_MS = 86_400_000
 
-export interface PostgresActivityStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresActivityStoreOptions extends PostgresConnection {
   /** Table name, optionally schema-qualified (default 'auth_activity'). */
   table?: string
   /** Milliseconds a record is kept (default 90 days); older rows are deleted in the background of an add. */

@@ -1,16 +1,9 @@
-import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import { inFlightRetryMs } from '../attempt-rules.js'
 import type { AttemptOutcome, AttemptStore, Reservation, ThrottlePolicy } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export interface PostgresAttemptStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresAttemptStoreOptions extends PostgresConnection {
   /** Table name, optionally schema-qualified (default 'auth_attempts'). */
   table?: string
   /** Rows with nothing left to count are deleted at most this often, in the background of a reservation (default 60000 ms). */

@@ -1,15 +1,8 @@
-import { prepare, quoteName, type Queryable, type Statement } from './sql.js'
+import { prepare, quoteName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import type { MfaStore, StoredMfa } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export interface PostgresMfaStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresMfaStoreOptions extends PostgresConnection {
   /** Table name, optionally schema-qualified (default 'auth_mfa'). */
   table?: string
 }

@@ -1,15 +1,8 @@
-import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import type { OneTimeToken, OneTimeTokenStore } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export interface PostgresOneTimeTokenStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresOneTimeTokenStoreOptions extends PostgresConnection {
   /** Table name, optionally schema-qualified (default 'auth_one_time_tokens'). */
   table?: string
   /** Expired rows are deleted at most this often, in the background of a put (default 60000 ms). */

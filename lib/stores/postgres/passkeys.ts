@@ -1,15 +1,8 @@
-import { baseName, prepare, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, quoteName, siblingName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import type { PasskeyAddResult, PasskeyStore, StoredPasskey } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export interface PostgresPasskeyStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresPasskeyStoreOptions extends PostgresConnection {
   /**
    * Table name, optionally schema-qualified (default 'auth_passkeys'); the user handles live in `<table>_handles`,
    * the accounts' generations in `<table>_generations`.

@@ -1,17 +1,10 @@
-import { baseName, prepare, pruneNowAndThen, quoteName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export interface PostgresSessionStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresSessionStoreOptions extends PostgresConnection {
   /** Table name, optionally schema-qualified (default 'auth_sessions'). */
   table?: string
   /** Rows of sessions past their limits are deleted at most this often, in the background of a Login (default 60000 ms). */

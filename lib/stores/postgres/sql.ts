@@ -3,6 +3,17 @@ export interface Queryable {
   query: (config: { name?: string, text: string, values?: unknown[] }) => Promise<{ rows: any[], rowCount: number | null }>
 }
 
+/** What every PostgreSQL store takes to reach the database. */
+export interface PostgresConnection {
+  /** Your `pg` Pool; the store never connects or ends it. */
+  pool: Queryable
+  /**
+   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
+   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
+   */
+  preparedStatements?: boolean
+}
+
 /** Quotes one identifier (a column, an alias): any text is taken literally. */
 export function quoteIdentifier (name: string): string {
   return `"${name.replaceAll('"', '""')}"`
@@ -49,16 +60,4 @@ export function prepare<K extends string> (statements: Record<K, string>, named:
   return prepared
 }
 
-/**
- * Background housekeeping: the returned function starts `prune` at most once per `intervalMs` (a call in
- * between does nothing), without waiting for it; a failed prune is retried at the next interval.
- */
-export function pruneNowAndThen (prune: () => Promise<unknown>, intervalMs: number): () => void {
-  let next = 0
-  return () => {
-    const now = Date.now()
-    if (now < next) return
-    next = now + intervalMs
-    prune().catch(() => {})
-  }
-}
+export { pruneNowAndThen } from '../sql/prune.js'

@@ -1,15 +1,8 @@
-import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type Queryable, type Statement } from './sql.js'
+import { baseName, prepare, pruneNowAndThen, quoteName, siblingName, type PostgresConnection, type Queryable, type Statement } from './sql.js'
 import type { NewTrustedDevice, TrustedDeviceInfo, TrustedDeviceStore } from '../types.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
-export interface PostgresTrustedDeviceStoreOptions {
-  /** Your `pg` Pool; the store never connects or ends it. */
-  pool: Queryable
-  /**
-   * Named prepared statements, parsed once per connection (default true). Pass false behind a transaction
-   * pooler (PgBouncer before 1.21 in transaction mode, Supavisor, a serverless pooler), where they break.
-   */
-  preparedStatements?: boolean
+export interface PostgresTrustedDeviceStoreOptions extends PostgresConnection {
   /** Table name, optionally schema-qualified (default 'auth_trusted_devices'); the generations live beside it in `<table>_generations`. */
   table?: string
   /** Rows of ended trusts are deleted at most this often, in the background of a trust() (default 60000 ms). */

@@ -4,9 +4,8 @@
  * own `create…Schema` functions run, idempotent (`IF NOT EXISTS`), each ending with `;` at the end of a line.
  */
 import { mysqlSchemaSql } from '../mysql/index.js'
-import {
-  accountsTableSql, activityTableSql, attemptsTableSql, mfaTableSql, oneTimeTokensTableSql, passkeysTableSql, sessionsTableSql, trustedDevicesTableSql
-} from '../postgres/index.js'
+import { postgresSchemaSql } from '../postgres/schema.js'
+import type { SqlTables } from '../sql/tables.js'
 import { sqliteSchemaSql } from '../sqlite/index.js'
 
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite'
@@ -14,29 +13,7 @@ export type SqlDialect = 'postgres' | 'mysql' | 'sqlite'
 export const SQL_DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite']
 
 /** Each store's table name (each default is `auth_<store>`), as the stores' `table` options take them. */
-export interface SchemaTables {
-  accountsTable?: string
-  sessionsTable?: string
-  attemptsTable?: string
-  oneTimeTokensTable?: string
-  mfaTable?: string
-  activityTable?: string
-  passkeysTable?: string
-  trustedDevicesTable?: string
-}
-
-function postgresSchemaSql (tables: SchemaTables): string {
-  return [
-    accountsTableSql(tables.accountsTable),
-    sessionsTableSql(tables.sessionsTable),
-    attemptsTableSql(tables.attemptsTable),
-    oneTimeTokensTableSql(tables.oneTimeTokensTable),
-    mfaTableSql(tables.mfaTable),
-    activityTableSql(tables.activityTable),
-    passkeysTableSql(tables.passkeysTable),
-    trustedDevicesTableSql(tables.trustedDevicesTable)
-  ].join('\n')
-}
+export type SchemaTables = SqlTables
 
 /** Every store's tables, indexes, triggers and functions for `dialect`, as one script. */
 export function schemaSql (dialect: SqlDialect, tables: SchemaTables = {}): string {

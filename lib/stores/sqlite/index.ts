@@ -2,6 +2,7 @@
  * SQLite-backed stores (`fastify-password-auth/sqlite`); needs the optional peer dependency better-sqlite3. For ONE
  * server process: the data survives restarts, but nothing is shared with other machines (see example/docs/sqlite.md).
  */
+import { schemaScript, type SqlTables, type TableDdl } from '../sql/tables.js'
 import { accountsTableSqlite } from './accounts.js'
 import { activityTableSqlite } from './activity.js'
 import { attemptsTableSqlite } from './attempts.js'
@@ -22,29 +23,22 @@ export { sessionsTableSqlite, SqliteSessionStore, type SqliteSessionStoreOptions
 export type { SqliteDatabase, SqliteStatement } from './sql.js'
 export { SqliteTrustedDeviceStore, trustedDevicesTableSqlite, type SqliteTrustedDeviceStoreOptions } from './trusted-devices.js'
 
-export interface SqliteTables {
-  accountsTable?: string
-  sessionsTable?: string
-  attemptsTable?: string
-  oneTimeTokensTable?: string
-  mfaTable?: string
-  activityTable?: string
-  passkeysTable?: string
-  trustedDevicesTable?: string
+export type SqliteTables = SqlTables
+
+const DDL: TableDdl = {
+  accountsTable: accountsTableSqlite,
+  sessionsTable: sessionsTableSqlite,
+  attemptsTable: attemptsTableSqlite,
+  oneTimeTokensTable: oneTimeTokensTableSqlite,
+  mfaTable: mfaTableSqlite,
+  activityTable: activityTableSqlite,
+  passkeysTable: passkeysTableSqlite,
+  trustedDevicesTable: trustedDevicesTableSqlite
 }
 
 /** Every table's DDL, in one script (what createSqliteSchema runs). */
 export function sqliteSchemaSql (tables: SqliteTables = {}): string {
-  return [
-    accountsTableSqlite(tables.accountsTable),
-    sessionsTableSqlite(tables.sessionsTable),
-    attemptsTableSqlite(tables.attemptsTable),
-    oneTimeTokensTableSqlite(tables.oneTimeTokensTable),
-    mfaTableSqlite(tables.mfaTable),
-    activityTableSqlite(tables.activityTable),
-    passkeysTableSqlite(tables.passkeysTable),
-    trustedDevicesTableSqlite(tables.trustedDevicesTable)
-  ].join('\n')
+  return schemaScript(DDL, tables)
 }
 
 /**

@@ -3,6 +3,7 @@ import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
+import { rotationResult, sessionInfo, sessionTimes } from '../sql/session-rows.js'
 import { bit, immediate, many, one, prepareAll, pruneNowAndThen, quoteName, type Prepared, type SqliteDatabase } from './sql.js'
 
 export interface SqliteSessionStoreOptions {
@@ -41,26 +42,6 @@ CREATE INDEX IF NOT EXISTS ${quoteName(`${table}_expiry_idx`)} ON ${name} (min(i
 }
 
 const LIVE = 'ended_reason IS NULL AND idle_until > @now AND ends_at > @now'
-
-type Row = Record<string, any>
-
-const times = (row: Row, now: number): SessionTimes =>
-  ({ createdAt: row.created_at, expiresInMs: Math.min(row.idle_until, row.ends_at) - now, remainingMs: row.ends_at - now })
-
-function current (row: Row, outcome: 'rotated' | 'grace', now: number): RotationResult {
-  return {
-    outcome,
-    generation: row.generation,
-    keyId: row.key_id,
-    accountId: row.account_id,
-    credentialVersion: row.credential_version,
-    authenticatedAt: row.authenticated_at,
-    mfa: row.mfa === 1,
-    trustedDevice: row.trusted_device === 1,
-    ...times(row, now),
-    ...typeof row.amr === 'string' && row.amr !== '' ? { amr: row.amr.split(' ') } : {}
-  }
-}
 
 function sessionStatements (name: string) {
   return {
@@ -106,8 +87,8 @@ export class SqliteSessionStore implements SessionStore {
       if (row.ended_reason !== null) return { outcome: 'ended' }
       if (row.ends_at <= now) return { outcome: 'expired' }
       if (row.idle_until <= now) return { outcome: 'idle' }
-      if (row.generation === generation) return current(one(sql.rotate, { id, keyId, now, idleUntil: now + policy.idleMs })!, 'rotated', now)
-      if (row.generation === generation + 1 && now - row.rotated_at <= policy.graceMs) return current(row, 'grace', now)
+      if (row.generation === generation) return rotationResult(one(sql.rotate, { id, keyId, now, idleUntil: now + policy.idleMs })!, 'rotated', now)
+      if (row.generation === generation + 1 && now - row.rotated_at <= policy.graceMs) return rotationResult(row, 'grace', now)
       const ended = one(sql.end, { id, now, reason: 'refresh_token_reused' })
       return ended === undefined ? { outcome: 'ended' } : { outcome: 'reused', accountId: ended.accountId }
     })
@@ -131,7 +112,7 @@ export class SqliteSessionStore implements SessionStore {
       endsAt: now + policy.maxMs
     }
     this.#sql.create.run(row)
-    return times({ created_at: now, idle_until: row.idleUntil, ends_at: row.endsAt }, now)
+    return sessionTimes({ created_at: now, idle_until: row.idleUntil, ends_at: row.endsAt }, now)
   }
 
   async get (sessionId: string): Promise<SessionState | null> {
@@ -163,17 +144,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async list (accountId: string): Promise<SessionInfo[]> {
-    return many(this.#sql.list, { accountId, now: Date.now() }).map((row) => ({
-      id: row.id,
-      accountId: row.account_id,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
-      authenticatedAt: row.authenticated_at,
-      expiresAt: Math.min(row.idle_until, row.ends_at),
-      ip: row.ip,
-      userAgent: row.user_agent,
-      trustedDevice: row.trusted_device === 1
-    }))
+    return many(this.#sql.list, { accountId, now: Date.now() }).map(sessionInfo)
   }
 
   /** Deletes the rows of sessions past their limits, ended or not; resolves how many. */

@@ -55,19 +55,7 @@ export function immediate<A extends unknown[], R> (database: SqliteDatabase, fn:
 export const one = (statement: SqliteStatement, params: object): Row | undefined => statement.get(params) as Row | undefined
 export const many = (statement: SqliteStatement, params: object): Row[] => statement.all(params) as Row[]
 
-/**
- * Background housekeeping: the returned function runs `prune` at most once per `intervalMs` (a call in between does
- * nothing); a failed prune is retried at the next interval. (The same rule as the PostgreSQL stores'.)
- */
-export function pruneNowAndThen (prune: () => unknown, intervalMs: number): () => void {
-  let next = 0
-  return () => {
-    const now = Date.now()
-    if (now < next) return
-    next = now + intervalMs
-    try { prune() } catch {}
-  }
-}
+export { pruneNowAndThen } from '../sql/prune.js'
 
 /** The prepared statements of a store whose SQL `statements(…)` makes. */
 export type Prepared<F extends (...args: any[]) => object> = Record<keyof ReturnType<F>, SqliteStatement>

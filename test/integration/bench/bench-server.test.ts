@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { BenchPasskey } from '../../../example/bench/passkey-authenticator.js'
 import { activeId } from '../../../example/bench/settings.js'
@@ -86,4 +89,20 @@ t.test('the bench server signs its passkeys in and answers ChangeEmail as the pa
     answers.push({ status: response.status, body: await response.text() })
   }
   t.same(answers, Array(4).fill({ status: 202, body: '' }), 'ChangeEmail is on: one 202 with no body for a free, pending, taken and own address')
+})
+
+t.test('the bench server puts every store in SQLite with BENCH_SQL, as the sql section runs it, and removes its file at close', async (t) => {
+  const label = `fpa_bench_test_${process.pid}`
+  const file = join(tmpdir(), `${label}.db`)
+  const server = await startServer(t, { UV_THREADPOOL_SIZE: '3', BENCH_SQL: 'sqlite', BENCH_SQL_LABEL: label }, SERVER)
+  const login = await fetch(`${server.url}/Auth/Login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'user11@bench.test', password: PASSWORD }) })
+  t.equal(login.status, 200)
+  const { accessToken, refreshToken } = await login.json() as { accessToken: string, refreshToken: string }
+  t.equal((await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200)
+  const refreshed = await fetch(`${server.url}/Auth/Refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken }) })
+  t.equal(refreshed.status, 200)
+  t.match(await (await fetch(`${server.url}/bench/stats`)).json(), { stores: 'every store in SQLite (one file, WAL)' })
+  t.ok(existsSync(file), 'the database file is there while the server runs')
+  await server.stop()
+  t.notOk(existsSync(file), 'and gone once it closed')
 })
