@@ -2,9 +2,13 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { requestError } from '../common/errors.js'
 import type { HashTask, HashWorkerData, VerifyResult } from './hash-tasks.js'
+import { loadedThreadOf } from './thread-loaded.js'
 
 /** A thread idle this long ends (down to one); the next burst starts it again, in tens of milliseconds. */
 export const HASH_THREAD_IDLE_MS = 60_000
+
+/** How long close() waits for its tasks and for threads still loading their modules (thread-loaded.ts) before it ends them anyway. */
+export const CLOSE_LOAD_WAIT_MS = 5_000
 
 /** The worker's file beside this one (dist/lib/password/hash-worker.js in the package). */
 const WORKER = new URL('./hash-worker.js', import.meta.url)
@@ -33,6 +37,10 @@ export class HashPool {
   readonly threads: number
   readonly #pool: Piscina
   readonly #log: HashPoolOptions['log']
+  /** The threads (ids) whose modules have loaded: only those can be ended safely. */
+  readonly #loaded = new Set<number>()
+  /** Tasks handed to piscina and not yet settled. */
+  #tasks = 0
   #closing = false
 
   /** Logs what failed and how, never a task (it holds a password). */
@@ -56,6 +64,14 @@ export class HashPool {
     })
     // A failure with no task to fail: without a listener piscina's 'error' event would be thrown.
     this.#pool.on('error', this.#logFailure)
+    this.#pool.on('message', (message: unknown) => {
+      const id = loadedThreadOf(message)
+      if (id === undefined) return
+      this.#loaded.add(id)
+      // Threads end when idle and start again: forget the ended ones.
+      const live = new Set(this.#pool.threads.map((thread) => thread.threadId))
+      for (const loaded of this.#loaded) if (!live.has(loaded)) this.#loaded.delete(loaded)
+    })
   }
 
   /** Threads started now (at most `threads`). */
@@ -72,20 +88,32 @@ export class HashPool {
     return this.#run(task) as Promise<VerifyResult>
   }
 
-  /** Lets running tasks finish, then ends every thread; later tasks are refused with 503. */
+  /**
+   * Lets running tasks finish, then ends every thread; later tasks are refused with 503. A thread still loading its
+   * modules (one a burst started a moment ago, perhaps for a task that meanwhile ran elsewhere) is let finish loading
+   * first: ending it then would abort the process. Tasks first, as a queued one can start a thread until it runs.
+   */
   async close (): Promise<void> {
     this.#closing = true
+    const deadline = Date.now() + CLOSE_LOAD_WAIT_MS
+    const loading = (): boolean => this.#pool.threads.some((thread) => !this.#loaded.has(thread.threadId))
+    while ((this.#tasks > 0 || loading()) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
     await this.#pool.close()
   }
 
   async #run (task: HashTask): Promise<unknown> {
     // piscina would start a thread again for work that comes after close().
     if (this.#closing) throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+    this.#tasks++
     try {
       return await this.#pool.run(task)
     } catch (err) {
       if (!this.#closing) this.#logFailure(err, 'a password-hashing task failed; answered 503')
       throw requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+    } finally {
+      this.#tasks--
     }
   }
 }

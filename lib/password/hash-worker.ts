@@ -4,5 +4,7 @@
  */
 import { workerData } from 'node:worker_threads'
 import { createHashTasks, type HashWorkerData } from './hash-tasks.js'
+import { announceLoaded } from './thread-loaded.js'
 
 export default createHashTasks(workerData as HashWorkerData)
+announceLoaded()
