@@ -14,6 +14,20 @@ export const EMAIL = 'ada@example.com'
  */
 export const PLUGIN_TIMEOUT_MS = 60_000
 export const PASSWORD = 'correct horse battery staple'
+
+/** Registers the plugin with `options` on a new app and closes it: the registration's error, or undefined if it started. */
+export async function registrationError (options: PasswordAuthOptions): Promise<Error & { code?: string } | undefined> {
+  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
+  try {
+    await app.register(passwordAuth, options)
+    await app.ready()
+    return undefined
+  } catch (err) {
+    return err as Error
+  } finally {
+    await app.close()
+  }
+}
 export const NEW_PASSWORD = 'a brand new passphrase for ada'
 
 /** A clock the test moves by hand; the memory session store reads it. */

@@ -1,8 +1,7 @@
-import Fastify from 'fastify'
 import t from 'tap'
-import passwordAuth, { MemoryAccountStore, MemoryMfaStore, MemoryPasskeyStore, type PasswordAuthOptions } from '../../lib/index.js'
+import { MemoryAccountStore, MemoryMfaStore, MemoryPasskeyStore, type PasswordAuthOptions } from '../../lib/index.js'
 import { resolveOptions } from '../../lib/options.js'
-import { CHEAP_ARGON2, PLUGIN_TIMEOUT_MS, SECRET } from '../helpers/app.js'
+import { CHEAP_ARGON2, registrationError, SECRET } from '../helpers/app.js'
 import { mfaApp } from '../helpers/mfa.js'
 import { expectProblem } from '../helpers/problem.js'
 
@@ -15,19 +14,6 @@ process.on('warning', (warning) => { warnings.push(warning) })
 const base = (): PasswordAuthOptions => ({ accounts: new MemoryAccountStore(), jwt: { secret: SECRET }, argon2: CHEAP_ARGON2 })
 const deliver = async (): Promise<void> => {}
 const passkeys = { rpId: 'localhost', rpName: 'Example', origins: ['http://localhost:3000'] }
-
-async function registrationError (options: PasswordAuthOptions): Promise<Error & { code?: string } | undefined> {
-  const app = Fastify({ pluginTimeout: PLUGIN_TIMEOUT_MS })
-  try {
-    await app.register(passwordAuth, options)
-    await app.ready()
-    return undefined
-  } catch (err) {
-    return err as Error
-  } finally {
-    await app.close()
-  }
-}
 
 t.test('each old flat name sets what its grouped form sets', async (t) => {
   const mfaStore = new MemoryMfaStore()
