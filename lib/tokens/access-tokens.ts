@@ -4,6 +4,8 @@ import type { EngineChecks, KeyEngine } from './jwt-engine.js'
 import type { JwtAlgorithm, ResolvedKey } from './keys.js'
 
 interface Entry<T> {
+  /** The whole token: a hit must match it exactly, not only its key. */
+  token: string
   claims: T
   /** Epoch ms: valid from (nbf) … until (exp), both inclusive, as fast-jwt checks them. */
   from: number
@@ -12,6 +14,15 @@ interface Entry<T> {
 
 /** Longer tokens are verified every time, so the cache stays small whatever the claims hold. */
 const MAX_TOKEN_LENGTH = 4096
+
+/**
+ * Entries are found by the token's last 22 characters (132 bits of its signature), then compared whole: V8
+ * hashes a Map's string key over its full length, and a request's token is a new string each time, so a
+ * lookup by the whole token (350 characters and more) cost about 0.5 µs of every authenticated request, a
+ * lookup by its tail and a comparison 0.1 µs. Two verified tokens sharing a tail only take each other's place.
+ */
+const KEY_LENGTH = 22
+const keyOf = (token: string): string => token.length > KEY_LENGTH ? token.slice(-KEY_LENGTH) : token
 
 /**
  * Access tokens that verified, by their exact text, with their claims: a client sending the same token
@@ -31,8 +42,8 @@ export class VerifiedTokens<T extends { exp: number, nbf?: unknown }> {
 
   /** The claims of a token verified before that is still within its lifetime at `now`. */
   get (token: string, now: number): T | undefined {
-    const entry = this.#entries.get(token)
-    return entry !== undefined && now >= entry.from && now <= entry.until ? entry.claims : undefined
+    const entry = this.#entries.get(keyOf(token))
+    return entry !== undefined && entry.token === token && now >= entry.from && now <= entry.until ? entry.claims : undefined
   }
 
   /** Remembers a token that just verified; its claims are frozen, since every hit shares them. */
@@ -40,7 +51,7 @@ export class VerifiedTokens<T extends { exp: number, nbf?: unknown }> {
     if (token.length > MAX_TOKEN_LENGTH || this.size === 0) return claims
     if (this.#entries.size >= this.size) this.#entries.delete(this.#entries.keys().next().value!)
     const from = typeof claims.nbf === 'number' ? claims.nbf * 1000 : -Infinity
-    this.#entries.set(token, { claims: Object.freeze(claims), from, until: claims.exp * 1000 })
+    this.#entries.set(keyOf(token), { token, claims: Object.freeze(claims), from, until: claims.exp * 1000 })
     return claims
   }
 }
