@@ -11,7 +11,7 @@ let asked = false
  * object is alive, so a full collection then (V8's memory reducer runs some whenever a busy process goes idle)
  * frees those maps, and the next call makes new ones. The literal's inline caches count each new map: after
  * four, they turn megamorphic for the life of the process and every tick object is built in V8's runtime,
- * about 2 µs more per request on `GET /me` (example/bench/README.md, "The example server"). Whether a server
+ * about 2 µs more per request on `GET /me` (example/bench/README.md, "Tick objects and idle collections"). Whether a server
  * got there depended on how many idle collections it happened to go through; with one tick object held,
  * the maps stay and the caches keep their first one. Costs one small object; idempotent.
  */
