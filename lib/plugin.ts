@@ -75,6 +75,7 @@ import { createPassword } from './password/options.js'
 import { registerRoutes } from './routes/index.js'
 import { createSessionApi, type SessionApi } from './session/host-api.js'
 import { createSessions } from './session/options.js'
+import { AccountReads } from './stores/account-reads.js'
 import { createStoreCall } from './stores/store-call.js'
 import { createThrottle } from './throttle/options.js'
 import { createTokens } from './tokens/options.js'
@@ -97,9 +98,11 @@ export interface PasswordAuthDecorator {
 /** Checks the options, then has each room build its parts from its own, and hands each part to the rooms that use it. */
 export async function passwordAuth (fastify: FastifyInstance, options: PasswordAuthOptions): Promise<void> {
   const config = resolveOptions(options)
-  const { accounts, realm } = config
+  const { realm } = config
   const { log } = fastify
   const storeCall = createStoreCall(config.storeTimeout)
+  // The one door every room reads the account store through; only the account service (below) writes it.
+  const accounts = new AccountReads(config.accounts, storeCall)
   // Every event naming an account is kept for admin.activity(), then handed to the host's onEvent.
   const { onEvent, activity } = keepActivity(config.account.activity, config.onEvent, log)
   const emit = createEventEmitter(onEvent, log)
@@ -115,7 +118,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { attempts, attemptThrottle, knownDevices, tokenGuesses } = createThrottle(config.throttle, {
     leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device, accounts
   })
-  const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
+  const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
   fastify.addHook('onClose', async () => { await password.hasher.close() })
   const { outbox, mailLimit, noticeNewDevice } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
@@ -126,7 +129,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   // The account's rules act on all of these; the routes and the admin API reach the account store only through them.
   const accountParts: AccountParts = {
-    accountService: new AccountService(accounts, storeCall),
+    accountService: new AccountService(config.accounts, storeCall, accounts),
     sessionService,
     oneTimeTokens,
     throttle: attemptThrottle,
@@ -143,7 +146,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
-    sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
+    sessions: createSessionApi({ sessionService, accounts, refreshCookie: cookies?.refresh }),
     admin: createAdmin({ ...accountParts, resetLinks }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
