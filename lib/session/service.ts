@@ -140,7 +140,7 @@ export class SessionService {
    */
   async endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): Promise<boolean> {
     const [ended, account] = await this.#storeCall(request.log, 'sessions.end, accounts.findById', () =>
-      Promise.all([this.#store.end(sid, 'logout'), this.#accounts.findById(sub)]))
+      Promise.all([this.#store.end(sid, 'logout'), this.#accounts.byIdInsideStoreCall(sub)]))
     return ended === sub && accountAccepts(account, cv)
   }
 
