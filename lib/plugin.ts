@@ -17,11 +17,12 @@
  *                routes it counts), JWKS, and the answers of refused
  *                checks (refusals.ts: refuseResetRequired too). They call no store: accounts through account/, the
  *                rest through the services of the rooms below
- *   account/     the account service: the routes' and the admin API's one door to the account store (service.ts),
- *                and the account's rules: a one-time token's account still stands (ofToken, by session/account-rule.ts,
- *                the one rule the guard and Refresh also apply), the hash compare-and-set and its one retry rule, what
- *                ends after a new password (new-password.ts), forgetting the account everywhere (forget-account.ts),
- *                fastify.passwordAuth.admin on them (admin.ts), the activity kept for it, self-service's options
+ *   account/     the account service (service.ts): the routes' and the admin API's door to the account store, and
+ *                its only writer; the account's rules: a one-time token's account still stands (ofToken, by
+ *                session/account-rule.ts, the rule the guard and Refresh also apply), the hash compare-and-set and
+ *                its one retry rule, what ends after a new password (new-password.ts), forgetting the account
+ *                everywhere (forget-account.ts), fastify.passwordAuth.admin on them (admin.ts), the activity kept for
+ *                it, self-service's options
  *   guard/ password/ mfa/ messages/ passkeys/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
@@ -44,8 +45,10 @@
  *   stores/      the store interfaces (types.ts), memory/, redis/, the SQL dialects postgres/, mysql/, sqlite/ (a folder
  *                each, one file per contract: its statements and driver calls) over sql/, what they share (the
  *                account mapping, session rows, the list of tables, pruning), schema/ (every dialect's DDL), the
- *                store-call deadline, the attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored
- *                in SQL and Lua), and testing/, the contract suites every store passes (`fastify-password-auth/testing`)
+ *                store-call deadline, the one door every room reads accounts through (account-reads.ts; the lint
+ *                keeps the store there and in account/), the attempt arithmetic every attempt store follows
+ *                (attempt-rules.ts, mirrored in SQL and Lua), and testing/, the contract suites every store passes
+ *                (`fastify-password-auth/testing`)
  *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules
  *
  * Each room with options has a door, <room>/options.ts: the options it reads, with their docs; resolve…()
