@@ -4,7 +4,8 @@ import type { SecureCookie } from '../http/secure-cookie.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { AttemptThrottle } from './attempt-throttle.js'
 import { DeviceTokens } from './device-tokens.js'
@@ -99,7 +100,7 @@ interface Parts {
   /** Cookie mode's device cookie. */
   deviceCookie: SecureCookie | undefined
   /** Where a device token's account is read: a password change or reset ends the tokens minted before it. */
-  accounts: AccountStore
+  accounts: AccountReads
 }
 
 /** The attempt store every counter shares, the password throttle, the known devices it trusts, and the guesses one-time tokens take. */
@@ -108,7 +109,7 @@ export function createThrottle ({ attempts, policy, deviceTtl }: ResolvedThrottl
   return {
     attempts,
     attemptThrottle: new AttemptThrottle(attempts, { ...policy, leaseMs }, storeCall, keyRing),
-    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie, accounts, storeCall),
+    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie, accounts),
     tokenGuesses: new TokenGuesses(attempts, storeCall)
   }
 }
