@@ -43,7 +43,7 @@ export interface HashingOptions {
    * holds `argon2.memoryCost` (19 MiB by default) and each started thread about 12 MB more.
    */
   threads?: number
-  /** Operations allowed to wait for a thread; beyond that Login and ChangePassword answer 503 (default 32 × threads). */
+  /** Operations allowed to wait for a thread; beyond that every route that would hash answers 503 at once (default 32 × threads). */
   maxQueue?: number
 }
 

@@ -39,7 +39,10 @@ export interface ThrottleOptions {
 
 export const THROTTLE_OPTION_KEYS = ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds', 'deviceTtl']
 
-/** Per-IP limit of Login and ChangePassword together, applied with @fastify/rate-limit. */
+/**
+ * One budget per client IP, applied with @fastify/rate-limit, spent by every route that takes a password, a code, a
+ * token or a passkey, or stores a challenge (routes/index.ts registers it once around them; the README lists them).
+ */
 export interface RateLimitOptions {
   /** Requests per window and IP address (default 100). */
   max?: number
