@@ -150,7 +150,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
     sessions: createSessionApi({ sessionService, accounts, refreshCookie: cookies?.refresh }),
-    admin: createAdmin({ ...accountParts, resetLinks }),
+    admin: createAdmin({ ...accountParts, resetLinks, deletionNeeds: config.account.deletionNeeds }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 
