@@ -76,4 +76,30 @@ const clientBlock = {
   }
 }
 
-export default [...neostandard({ ts: true }), ...ladderBlocks(), clientBlock]
+/**
+ * The account store has two doors: stores/account-reads.ts, which every room reads it through, and account/ (the
+ * account service), the only code that writes it. Beyond them and the wiring files that hand the store to them, no
+ * code of lib/ names the AccountStore type or calls an account store's method on something called `accounts`.
+ */
+export const ACCOUNT_STORE_DOORS = ['lib/stores/**', 'lib/account/**', 'lib/plugin.ts', 'lib/options.ts', 'lib/index.ts']
+const ACCOUNT_STORE_METHODS = '^(findById|findByEmail|updatePasswordHash|create|updateEmail|delete)$'
+const ACCOUNT_STORE_NAMES = '^(accounts|accountStore)$'
+const accountStoreMessage = 'read accounts through stores/account-reads.ts (AccountReads), write them through account/service.ts: ' +
+  'only they, and the wiring files, hold the account store (ACCOUNT_STORE_DOORS in .ci/eslint.config.js)'
+const accountStoreBlock = {
+  name: 'account-store/doors',
+  files: ['lib/**/*.ts'],
+  ignores: ACCOUNT_STORE_DOORS,
+  rules: {
+    'no-restricted-syntax': ['error',
+      { selector: "Identifier[name='AccountStore']", message: accountStoreMessage },
+      {
+        selector: `MemberExpression:matches([property.name=/${ACCOUNT_STORE_METHODS}/], [property.value=/${ACCOUNT_STORE_METHODS}/])` +
+          `:matches([object.name=/${ACCOUNT_STORE_NAMES}/], [object.property.name=/${ACCOUNT_STORE_NAMES}/])`,
+        message: accountStoreMessage
+      }
+    ]
+  }
+}
+
+export default [...neostandard({ ts: true }), ...ladderBlocks(), clientBlock, accountStoreBlock]

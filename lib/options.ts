@@ -144,7 +144,7 @@ export function resolveOptions (given: PasswordAuthOptions): ResolvedOptions {
   assert(isInteger(storeTimeout, 1, 60_000), 'storeTimeout must be a whole number of milliseconds from 1 to 60000')
   assert(onEvent === undefined || typeof onEvent === 'function', 'onEvent must be a function')
   const messages = resolveMessages(options)
-  const routes = resolveRoutes(options, { canDeliver: messages.deliver !== undefined, accounts })
+  const routes = resolveRoutes(options, { canDeliver: messages.deliver !== undefined, canCreateAccounts: typeof accounts.create === 'function' })
   const password = resolvePassword(options, storeTimeout)
   const tokens = resolveTokens(options)
   const sessions = resolveSessions(options, tokens.accessToken.expiresIn)

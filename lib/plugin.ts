@@ -17,11 +17,12 @@
  *                routes it counts), JWKS, and the answers of refused
  *                checks (refusals.ts: refuseResetRequired too). They call no store: accounts through account/, the
  *                rest through the services of the rooms below
- *   account/     the account service: the routes' and the admin API's one door to the account store (service.ts),
- *                and the account's rules: a one-time token's account still stands (ofToken, by session/account-rule.ts,
- *                the one rule the guard and Refresh also apply), the hash compare-and-set and its one retry rule, what
- *                ends after a new password (new-password.ts), forgetting the account everywhere (forget-account.ts),
- *                fastify.passwordAuth.admin on them (admin.ts), the activity kept for it, self-service's options
+ *   account/     the account service (service.ts): the routes' and the admin API's door to the account store, and
+ *                its only writer; the account's rules: a one-time token's account still stands (ofToken, by
+ *                session/account-rule.ts, the rule the guard and Refresh also apply), the hash compare-and-set and
+ *                its one retry rule, what ends after a new password (new-password.ts), forgetting the account
+ *                everywhere (forget-account.ts), fastify.passwordAuth.admin on them (admin.ts), the activity kept for
+ *                it, self-service's options
  *   guard/ password/ mfa/ messages/ passkeys/
  *     guard/     `authenticate` and `authenticated()` for host routes, the token check, the decorators
  *     password/  argon2id hashing on threads of its own and its queue, the policy, the breached-password
@@ -44,8 +45,10 @@
  *   stores/      the store interfaces (types.ts), memory/, redis/, the SQL dialects postgres/, mysql/, sqlite/ (a folder
  *                each, one file per contract: its statements and driver calls) over sql/, what they share (the
  *                account mapping, session rows, the list of tables, pruning), schema/ (every dialect's DDL), the
- *                store-call deadline, the attempt arithmetic every attempt store follows (attempt-rules.ts, mirrored
- *                in SQL and Lua), and testing/, the contract suites every store passes (`fastify-password-auth/testing`)
+ *                store-call deadline, the one door every room reads accounts through (account-reads.ts; the lint
+ *                keeps the store there and in account/), the attempt arithmetic every attempt store follows
+ *                (attempt-rules.ts, mirrored in SQL and Lua), and testing/, the contract suites every store passes
+ *                (`fastify-password-auth/testing`)
  *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules
  *
  * Each room with options has a door, <room>/options.ts: the options it reads, with their docs; resolve…()
@@ -75,6 +78,7 @@ import { createPassword } from './password/options.js'
 import { registerRoutes } from './routes/index.js'
 import { createSessionApi, type SessionApi } from './session/host-api.js'
 import { createSessions } from './session/options.js'
+import { AccountReads } from './stores/account-reads.js'
 import { createStoreCall } from './stores/store-call.js'
 import { createThrottle } from './throttle/options.js'
 import { createTokens } from './tokens/options.js'
@@ -97,9 +101,11 @@ export interface PasswordAuthDecorator {
 /** Checks the options, then has each room build its parts from its own, and hands each part to the rooms that use it. */
 export async function passwordAuth (fastify: FastifyInstance, options: PasswordAuthOptions): Promise<void> {
   const config = resolveOptions(options)
-  const { accounts, realm } = config
+  const { realm } = config
   const { log } = fastify
   const storeCall = createStoreCall(config.storeTimeout)
+  // The one door every room reads the account store through; only the account service (below) writes it.
+  const accounts = new AccountReads(config.accounts, storeCall)
   // Every event naming an account is kept for admin.activity(), then handed to the host's onEvent.
   const { onEvent, activity } = keepActivity(config.account.activity, config.onEvent, log)
   const emit = createEventEmitter(onEvent, log)
@@ -115,7 +121,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { attempts, attemptThrottle, knownDevices, tokenGuesses } = createThrottle(config.throttle, {
     leaseMs: config.password.leaseMs, keyRing, storeCall, deviceCookie: cookies?.device, accounts
   })
-  const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, storeCall, emit, log })
+  const password = await createPassword(config.password, { accounts, throttle: attemptThrottle, emit, log })
   // The hashing threads started with it (the dummy hash ran on the first); they end with Fastify.
   fastify.addHook('onClose', async () => { await password.hasher.close() })
   const { outbox, mailLimit, noticeNewDevice } = createMessages(config.messages, { emit, log, attempts, keyRing, storeCall })
@@ -126,7 +132,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   // The account's rules act on all of these; the routes and the admin API reach the account store only through them.
   const accountParts: AccountParts = {
-    accountService: new AccountService(accounts, storeCall),
+    accountService: new AccountService(config.accounts, storeCall, accounts),
     sessionService,
     oneTimeTokens,
     throttle: attemptThrottle,
@@ -143,8 +149,8 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
 
   fastify.decorate('passwordAuth', {
     stats: () => password.hasher.stats(),
-    sessions: createSessionApi({ sessionService, accounts, storeCall, refreshCookie: cookies?.refresh }),
-    admin: createAdmin({ ...accountParts, resetLinks }),
+    sessions: createSessionApi({ sessionService, accounts, refreshCookie: cookies?.refresh }),
+    admin: createAdmin({ ...accountParts, resetLinks, deletionNeeds: config.account.deletionNeeds }),
     reseal: async () => await mfa?.secondFactor.resealAll() ?? { resealed: 0, unreadable: 0 }
   } satisfies PasswordAuthDecorator)
 

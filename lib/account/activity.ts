@@ -5,8 +5,8 @@ import type { ActivityRecord, ActivityStore } from '../stores/types.js'
 /** The activity as the routes and admin use it: read, and forgotten with its account. */
 export type AccountActivity = Pick<ActivityStore, 'list' | 'forget'>
 
-/** Not kept: the account is gone and with it its activity (account.deleted is the host's onEvent's to keep). */
-const NOT_KEPT: ReadonlySet<string> = new Set(['account.deleted'])
+/** Not kept: the account is gone and with it its activity (the deletion's events are the host's onEvent's to keep). */
+const NOT_KEPT: ReadonlySet<string> = new Set(['account.deleted', 'admin.account_deleted'])
 
 /**
  * Routine, not activity (contract §22): a client refreshes its session every few minutes, and anyone holding an

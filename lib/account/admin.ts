@@ -3,6 +3,7 @@ import { removeSecondFactor } from '../mfa/remove-second-factor.js'
 import { normalizeEmail } from '../stores/email.js'
 import { markResetRequired } from '../stores/reset-required.js'
 import type { ActivityRecord } from '../stores/types.js'
+import { deleteAccount } from './forget-account.js'
 import type { AccountParts } from './parts.js'
 import { tellSecondFactorOff } from './second-factor-off.js'
 
@@ -11,8 +12,8 @@ export interface AdminActor { admin: string }
 
 /**
  * `fastify.passwordAuth.admin` (contract §22): what support staff may do to an account, never setting or seeing a
- * password. Each action emits an event naming the acting admin; store failures reject (a 503 error). No deletion:
- * §22 names none; were it added there, forget-account.ts's deleteAccount (DeleteAccount's) is what it would call.
+ * password. Each action emits an event naming the acting admin; store failures reject (a 503 error). Beyond §22,
+ * deleteAccount: DeleteAccount's own deletion (forget-account.ts), for support and erasure requests.
  */
 export interface AdminApi {
   /**
@@ -34,6 +35,13 @@ export interface AdminApi {
    * one. Throws while passkeys are not configured. False if there is no such account.
    */
   removePasskeys (accountId: string, actor: AdminActor): Promise<boolean>
+  /**
+   * Deletes the account and forgets it everywhere, as DeleteAccount does (every session ends; account_deleted goes to
+   * the address and to those it left within revertTtl), without asking `account.beforeDelete`: your code is the one
+   * calling. Needs an account store with delete() (not `account.deletion`). False if there is no such account; rejects
+   * with the first store failure once the account is gone but not all of it.
+   */
+  deleteAccount (accountId: string, actor: AdminActor): Promise<boolean>
   /** The account's recent security events, newest first (default and most 100). */
   activity (accountId: string, options?: { limit?: number }): Promise<ActivityRecord[]>
 }
@@ -41,6 +49,8 @@ export interface AdminApi {
 /** The account's parts, and the reset link the marked account is sent (messages/reset-links.ts; undefined while resets are off). */
 export interface AdminParts extends AccountParts {
   resetLinks: ResetLinks | undefined
+  /** What the stores lack for a deletion (account/options.ts), or undefined. */
+  deletionNeeds: string | undefined
 }
 
 function actorOf (actor: AdminActor | undefined, action: string): string {
@@ -56,7 +66,7 @@ function accountIdOf (accountId: unknown, action: string): string {
 }
 
 export function createAdmin (parts: AdminParts): AdminApi {
-  const { accountService, storeCall, emit, log, sessionService, throttle, activity, passkeys, resetLinks, secondFactor, trustedDevices, outbox } = parts
+  const { accountService, storeCall, emit, log, sessionService, throttle, activity, passkeys, resetLinks, secondFactor, trustedDevices, outbox, deletionNeeds } = parts
   const caller = { log }
 
   return {
@@ -111,6 +121,14 @@ export function createAdmin (parts: AdminParts): AdminApi {
       if (await passkeys.removeAll(caller, account.id) > 0) outbox.send(undefined, { type: 'passkey_removed', to: account.email, accountId: account.id })
       emit(undefined, { type: 'admin.passkeys_removed', admin, accountId: account.id, sessionsEnded })
       return true
+    },
+
+    async deleteAccount (accountId, actor) {
+      const admin = actorOf(actor, 'deleteAccount')
+      if (deletionNeeds !== undefined) throw new TypeError(`fastify-password-auth: admin.deleteAccount needs ${deletionNeeds}`)
+      const account = await accountService.findById(caller, accountIdOf(accountId, 'deleteAccount'))
+      if (account === null) return false
+      return await deleteAccount(parts, undefined, account, admin)
     },
 
     async activity (accountId, { limit = 100 } = {}) {

@@ -45,9 +45,9 @@ export async function forgetEverywhere (parts: AccountParts, request: FastifyReq
  * everywhere else. account_deleted goes to the address and to every address the account left within revertTtl (by a
  * change or a revert: a taker who moved the account away first cannot delete it unseen). Resolves false if the account
  * was gone already (a concurrent deletion); rejects with the first store failure once the account is gone but not all
- * of it (what is left expires by itself).
+ * of it (what is left expires by itself). `admin`: the host's admin who deleted it (admin.account_deleted names them).
  */
-export async function deleteAccount (parts: AccountParts, request: FastifyRequest | undefined, account: PasswordAuthAccount): Promise<boolean> {
+export async function deleteAccount (parts: AccountParts, request: FastifyRequest | undefined, account: PasswordAuthAccount, admin?: string): Promise<boolean> {
   const { accountService, oneTimeTokens, emit, outbox } = parts
   const caller = request ?? { log: parts.log }
   // Read before anything goes: the notes go with the account's tokens.
@@ -55,6 +55,7 @@ export async function deleteAccount (parts: AccountParts, request: FastifyReques
   if (!await accountService.delete(caller, account.id)) return false
   const { failed, error } = await forgetEverywhere(parts, request, account, formerEmails)
   emit(request, { type: 'account.deleted', accountId: account.id, email: account.email, ...(failed.length > 0 ? { leftovers: failed } : {}) })
+  if (admin !== undefined) emit(request, { type: 'admin.account_deleted', admin, accountId: account.id })
   for (const to of [account.email, ...new Set(formerEmails)]) outbox.send(request, { type: 'account_deleted', to, accountId: account.id })
   if (error !== undefined) throw error
   return true

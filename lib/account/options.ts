@@ -54,6 +54,8 @@ export interface ResolvedAccount {
   deletion: DeletionRoutes | undefined
   export: ExportRoutes | undefined
   activity: ActivityStore
+  /** What the stores lack for deleting an account (admin.deleteAccount says it), or undefined. */
+  deletionNeeds: string | undefined
 }
 
 export const ACCOUNT_KEYS = ['emailChange', 'verifyTtl', 'revertTtl', 'deletion', 'beforeDelete', 'export', 'exportData']
@@ -82,19 +84,24 @@ export function resolveAccount ({ account, admin }: AccountPluginOptions, { canD
     assert(typeof stores.oneTimeTokens.consumeFirst === 'function' && typeof stores.oneTimeTokens.list === 'function',
       'account.emailChange needs a one-time-token store with consumeFirst() and list() (the included stores have them)')
   }
-  if (deletion) {
-    assert(typeof accounts.delete === 'function', 'account.deletion needs an account store with delete() (MemoryAccountStore and PostgresAccountStore have it)')
-    // Nothing of a deleted account stays behind: each store must be able to forget its part.
-    assert(typeof stores.sessions.forget === 'function', 'account.deletion needs a session store with forget() (the included stores have it)')
-    assert(typeof stores.oneTimeTokens.remove === 'function', 'account.deletion needs a one-time-token store with remove() (the included stores have it)')
-    assert(typeof stores.attempts.clear === 'function', 'account.deletion needs an attempt store with clear() (the included stores have it)')
-  }
+  const missing = deletionNeeds(accounts, stores)
+  assert(!deletion || missing === undefined, `account.deletion needs ${missing ?? ''}`)
   const { activity } = group(admin, ['activity'], 'admin')
   if (activity !== undefined) checkStore('admin.activity', activity)
   return {
     emailChange: emailChange ? { verifyTtlMs: verifyTtl * 1000, revertTtlMs: revertTtl * 1000 } : undefined,
     deletion: deletion ? { beforeDelete } : undefined,
     export: exportRoute ? { exportData } : undefined,
-    activity: activity ?? new MemoryActivityStore()
+    activity: activity ?? new MemoryActivityStore(),
+    deletionNeeds: missing
   }
+}
+
+/** What the stores lack for a deletion (DeleteAccount's or the admin's), or undefined: nothing of it may stay behind. */
+function deletionNeeds (accounts: AccountStore, stores: Context['stores']): string | undefined {
+  if (typeof accounts.delete !== 'function') return 'an account store with delete() (MemoryAccountStore and PostgresAccountStore have it)'
+  if (typeof stores.sessions.forget !== 'function') return 'a session store with forget() (the included stores have it)'
+  if (typeof stores.oneTimeTokens.remove !== 'function') return 'a one-time-token store with remove() (the included stores have it)'
+  if (typeof stores.attempts.clear !== 'function') return 'an attempt store with clear() (the included stores have it)'
+  return undefined
 }

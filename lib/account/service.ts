@@ -1,10 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify'
 import { accountAccepts } from '../session/account-rule.js'
+import { AccountReads, type Caller } from '../stores/account-reads.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type { AccountStore, EmailUpdate, NewAccountRecord, OneTimeToken, PasswordAuthAccount, StoredAccount } from '../stores/types.js'
 
-/** Who asks: a request, or the host (admin) with the plugin's log. */
-export interface Caller { log: FastifyBaseLogger }
+export type { Caller }
 
 /** What a compare-and-set of the hash that keeps racing a password change comes to. */
 export type HashReplacement = 'replaced' | 'gone' | 'raced'
@@ -13,25 +12,27 @@ export type HashReplacement = 'replaced' | 'gone' | 'raced'
 const CAS_TRIES = 5
 
 /**
- * The account store as the rooms above it use it: the one door to it for the routes and the admin API. Every call
- * fails closed through storeCall (503). Rooms below that check a token on every request (guard/, session/) read the
- * store themselves, with the same rule (session/account-rule.ts).
+ * The account store as the rooms above it use it: the routes' and the admin API's door to it, and the only code that
+ * writes it. Every call fails closed through storeCall (503). It reads through `reads`, the door the rooms below use
+ * too (stores/account-reads.ts), with the same rule (session/account-rule.ts); plugin.ts hands both the same one.
  */
 export class AccountService {
   readonly #store: AccountStore
   readonly #storeCall: StoreCall
+  readonly #reads: AccountReads
 
-  constructor (store: AccountStore, storeCall: StoreCall) {
+  constructor (store: AccountStore, storeCall: StoreCall, reads = new AccountReads(store, storeCall)) {
     this.#store = store
     this.#storeCall = storeCall
+    this.#reads = reads
   }
 
   async findById (caller: Caller, id: string): Promise<PasswordAuthAccount | null> {
-    return await this.#storeCall(caller.log, 'accounts.findById', () => this.#store.findById(id))
+    return await this.#reads.byId(caller, id)
   }
 
   async findByEmail (caller: Caller, email: string): Promise<StoredAccount | null> {
-    return await this.#storeCall(caller.log, 'accounts.findByEmail', () => this.#store.findByEmail(email))
+    return await this.#reads.byEmail(caller, email)
   }
 
   /** The account with its hash, by id (found by its address, which must still name it). */

@@ -173,6 +173,7 @@ export type AuthEventDetails =
   /** An admin of the host acted on the account (fastify.passwordAuth.admin); `admin` is who, as the host named them. */
   | { type: 'admin.password_reset_required' | 'admin.second_factor_reset' | 'admin.passkeys_removed', admin: string, accountId: string, sessionsEnded: number }
   | { type: 'admin.unblocked', admin: string, email: string }
+  | { type: 'admin.account_deleted', admin: string, accountId: string }
   /** A passkey was added (`synced`: backup eligible). Its id is the public credential id. */
   | { type: 'passkey.registered', accountId: string, passkeyId: string, synced: boolean }
   /** Passkeys were removed: by their owner, by a password reset, or by the host. */
@@ -244,6 +245,7 @@ const LEVELS: Record<AuthEventType, 'info' | 'warn'> = {
   'admin.second_factor_reset': 'info',
   'admin.passkeys_removed': 'info',
   'admin.unblocked': 'info',
+  'admin.account_deleted': 'info',
   'passkey.registered': 'info',
   'passkey.removed': 'info',
   'passkey.used': 'info',

@@ -4,7 +4,8 @@ import { assert, group } from '../common/option-rules.js'
 import { BODY_LIMIT } from '../http/body-parsers.js'
 import { createProblemHeaders, type ErrorHandler } from '../http/problem.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, SessionStore } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { SessionStore } from '../stores/types.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 import { authenticate, createGuardCheck, createGuardVerify, guardStateOf, registerGuardState } from './authenticate.js'
 import { createTokenCheck } from './token-check.js'
@@ -71,7 +72,7 @@ function checkDecoratorNames (fastify: FastifyInstance, names: ResolvedDecorator
 
 interface Parts {
   accessTokens: AccessTokens
-  accounts: AccountStore
+  accounts: AccountReads
   sessions: SessionStore
   storeCall: StoreCall
   /** Answers a failed check as problem+json, with the registration's realm. */

@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
 import type { StoreCall } from '../stores/store-call.js'
 import { accountAccepts } from '../session/account-rule.js'
-import type { AccountStore, PasswordAuthAccount, SessionStore } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { PasswordAuthAccount, SessionStore } from '../stores/types.js'
 import type { AccessTokenClaims, AccessTokens } from '../tokens/access-tokens.js'
 
 /** `request.session` behind the guard: the token's session, and when its account last proved its password. */
@@ -47,12 +48,12 @@ export function publicAccount (account: PasswordAuthAccount): PasswordAuthAccoun
  * Accepts a token only if it verifies, its session is live, and its account exists, is active and still
  * has the token's credential version. The two store reads run at once; either failing is a 503.
  */
-export function createTokenCheck (accessTokens: AccessTokens, accounts: AccountStore, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
+export function createTokenCheck (accessTokens: AccessTokens, accounts: AccountReads, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
   return async function checkAccessToken (request) {
     const claims = accessTokens.verify(bearerToken(request.headers.authorization))
     const [session, account] = await Promise.all([
       storeCall(request.log, 'sessions.get', () => sessions.get(claims.sid)),
-      storeCall(request.log, 'accounts.findById', () => accounts.findById(claims.sub))
+      accounts.byId(request, claims.sub)
     ])
     if (session === null || session.accountId !== claims.sub || !accountAccepts(account, claims.cv)) {
       throw requestError('FST_PWAUTH_TOKEN_INVALID')

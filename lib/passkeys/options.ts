@@ -4,7 +4,8 @@ import { assert, group, isInteger, isObject } from '../common/option-rules.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemoryPasskeyStore } from '../stores/memory/passkeys.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, PasskeyStore } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { PasskeyStore } from '../stores/types.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 import { Passkeys } from './passkeys.js'
 import type { RelyingParty } from './webauthn.js'
@@ -70,7 +71,7 @@ export function resolvePasskeys ({ passkeys = false }: PasskeysPluginOptions): R
 }
 
 interface Parts {
-  accounts: AccountStore
+  accounts: AccountReads
   oneTimeTokens: OneTimeTokens
   storeCall: StoreCall
   emit: EmitEvent

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { EmitEvent, PasskeyFailureReason, PasskeyRoute } from '../common/events.js'
+import type { AccountReads } from '../stores/account-reads.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, PasskeyStore, PasswordAuthAccount, StoredPasskey } from '../stores/types.js'
+import type { PasskeyStore, PasswordAuthAccount, StoredPasskey } from '../stores/types.js'
 import type { OneTimeTokens } from '../tokens/one-time-tokens.js'
 import { PURPOSE, type TokenPurpose } from '../tokens/purposes.js'
 import { readClientData } from './client-data.js'
@@ -49,7 +50,7 @@ const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-
 
 export interface PasskeysOptions {
   store: PasskeyStore
-  accounts: AccountStore
+  accounts: AccountReads
   oneTimeTokens: OneTimeTokens
   storeCall: StoreCall
   emit: EmitEvent
@@ -243,7 +244,7 @@ export class Passkeys {
     // The credential's user handle must be its owner's: a sign-in names it, other purposes may.
     const userHandle = response.response.userHandle
     if ((purpose === 'login' || userHandle !== undefined) && userHandle !== await this.userHandle(request, owner)) return refuse('user_handle', owner, passkey.id)
-    const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(owner))
+    const account = await accounts.byId(request, owner)
     if (account === null || !account.active) return refuse('inactive_account', owner, passkey.id)
 
     const synced = passkey.backupEligible

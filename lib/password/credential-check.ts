@@ -3,8 +3,8 @@ import type { EmitEvent, LoginFailureReason, ResetRequiredReason } from '../comm
 import type { BreachCheck } from './breach-options.js'
 import { needsUpgrade, normalizePassword, type PasswordHasher } from './hasher.js'
 import { readResetMark } from '../stores/reset-required.js'
-import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, StoredAccount } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { StoredAccount } from '../stores/types.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import { runCounted } from '../throttle/counted.js'
 import type { KnownDevice } from '../throttle/known-devices.js'
@@ -28,10 +28,9 @@ export type PasswordCheckResult =
 export type CheckPassword = (request: FastifyRequest, email: string, password: string, device: KnownDevice | null, read?: StoredAccount | null) => Promise<PasswordCheckResult>
 
 interface Dependencies {
-  accounts: AccountStore
+  accounts: AccountReads
   hasher: PasswordHasher
   throttle: AttemptThrottle
-  storeCall: StoreCall
   emit: EmitEvent
   /** Verified instead of a missing or inactive account's hash, so every failure costs one verification. */
   dummyHash: string
@@ -47,11 +46,11 @@ interface Dependencies {
  * verified password the range service knows (contract §20) is `reset_required`; a service that gives no
  * answer lets it through (its event says so): sign-in never depends on it.
  */
-export function createPasswordCheck ({ accounts, hasher, throttle, storeCall, emit, dummyHash, breachCheck }: Dependencies): CheckPassword {
+export function createPasswordCheck ({ accounts, hasher, throttle, emit, dummyHash, breachCheck }: Dependencies): CheckPassword {
   return async function checkPassword (request, email, password, device, read) {
     // A marked account's right password is no failure: its owner is not to be locked out of the refusal and its link.
     const counted = await runCounted(async () => await throttle.begin(request, email, device), async (attempt): Promise<Exclude<PasswordCheckResult, { outcome: 'throttled' }>> => {
-      const account = read !== undefined ? read : await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      const account = read !== undefined ? read : await accounts.byEmail(request, email)
       if (account !== null && account.active) {
         const { resetRequired, hash } = readResetMark(account.passwordHash)
         const check = await hasher.check(hash, password, attempt.startBy)

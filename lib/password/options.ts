@@ -2,8 +2,7 @@ import { availableParallelism } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import type { EmitEvent } from '../common/events.js'
 import { assert, group, isInteger, isObject } from '../common/option-rules.js'
-import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
 import type { AttemptThrottle } from '../throttle/attempt-throttle.js'
 import { resolveArgon2, type Argon2Options, type Argon2Params } from './argon2-options.js'
 import { attemptLeaseMs } from './attempt-lease.js'
@@ -44,7 +43,7 @@ export interface HashingOptions {
    * holds `argon2.memoryCost` (19 MiB by default) and each started thread about 12 MB more.
    */
   threads?: number
-  /** Operations allowed to wait for a thread; beyond that Login and ChangePassword answer 503 (default 32 × threads). */
+  /** Operations allowed to wait for a thread; beyond that every route that would hash answers 503 at once (default 32 × threads). */
   maxQueue?: number
 }
 
@@ -123,9 +122,8 @@ function resolveLegacyHashes (legacyHashes: unknown = []): readonly LegacyHashFo
 }
 
 interface Parts {
-  accounts: AccountStore
+  accounts: AccountReads
   throttle: AttemptThrottle
-  storeCall: StoreCall
   emit: EmitEvent
   log: FastifyBaseLogger
 }
@@ -149,11 +147,11 @@ export interface PasswordParts {
  * there is no account). The first thread starts here and makes the dummy hash: if none can run, the
  * registration fails.
  */
-export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, storeCall, emit, log }: Parts): Promise<PasswordParts> {
+export async function createPassword (resolved: ResolvedPassword, { accounts, throttle, emit, log }: Parts): Promise<PasswordParts> {
   const lease = leaseHashing({ ...resolved.hashing, workerData: { params: { ...resolved.argon2 }, pepper: resolved.pepper, bcryptModule: BCRYPT_MODULE }, log })
   const hashQueue = lease.queue
   const hasher = new PasswordHasher({ params: resolved.argon2, pepper: resolved.pepper, queue: hashQueue, legacyHashes: resolved.legacyHashes, log, sharedPool: lease })
   const breachCheck = resolved.breachedPasswords === undefined ? undefined : createBreachCheck(resolved.breachedPasswords, emit)
-  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, storeCall, emit, dummyHash: await hasher.createDummyHash(), breachCheck })
+  const checkPassword = createPasswordCheck({ accounts, hasher, throttle, emit, dummyHash: await hasher.createDummyHash(), breachCheck })
   return { hashQueue, hasher, policy: createPasswordPolicy(resolved.policy, breachCheck), checkPassword, upgradeHashes: resolved.upgradeHashes, breachCheck }
 }

@@ -1,6 +1,5 @@
 import { Kind } from '@sinclair/typebox'
 import { assert, checkPath, group, isInteger, isObject } from '../common/option-rules.js'
-import type { AccountStore } from '../stores/types.js'
 
 /** The plugin options routes/ reads: where the routes live and which optional ones are on. */
 export interface RoutesPluginOptions {
@@ -43,8 +42,11 @@ export interface ResolvedRoutes {
   registration: RegistrationRoutes | undefined
 }
 
-/** `canDeliver`: whether `deliver` is there to send the links of a reset or a registration. */
-export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, accounts }: { canDeliver: boolean, accounts: AccountStore }): ResolvedRoutes {
+/**
+ * `canDeliver`: whether `deliver` is there to send the links of a reset or a registration; `canCreateAccounts`:
+ * whether the account store has create().
+ */
+export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, canCreateAccounts }: { canDeliver: boolean, canCreateAccounts: boolean }): ResolvedRoutes {
   const { prefix = '/Auth', sessionRoutes = false, passwordReset = false } = options
   checkPath(prefix, 'prefix', true)
   assert(typeof sessionRoutes === 'boolean', 'sessionRoutes must be true or false')
@@ -57,20 +59,20 @@ export function resolveRoutes (options: RoutesPluginOptions, { canDeliver, accou
     prefix,
     sessionRoutes,
     passwordReset: passwordReset === false ? undefined : { ttlMs: ttl * 1000, keepPasskeys },
-    registration: resolveRegistration(options.registration, canDeliver, accounts)
+    registration: resolveRegistration(options.registration, canDeliver, canCreateAccounts)
   }
 }
 
 /** Names Register's body and the account already use: the host's fields take others. */
 const TAKEN_FIELD_NAMES = new Set(['email', 'password', 'confirmPassword', 'id', 'active', 'credentialVersion', 'passwordHash', '__proto__', 'constructor'])
 
-function resolveRegistration (registration: unknown = false, canDeliver: boolean, accounts: AccountStore): RegistrationRoutes | undefined {
+function resolveRegistration (registration: unknown = false, canDeliver: boolean, canCreateAccounts: boolean): RegistrationRoutes | undefined {
   assert(typeof registration === 'boolean' || isObject(registration), 'registration must be true, false or { ttl, fields }')
   if (registration === false) return undefined
   const { ttl = 86_400, fields = {} } = registration === true ? {} : group(registration as RegistrationOptions, REGISTRATION_KEYS, 'registration')
   assert(isInteger(ttl, 1, 30 * 86_400), 'registration.ttl must be a whole number of seconds from 1 to 2592000 (30 days)')
   assert(canDeliver, 'registration needs deliver: the plugin has no other way to send the verification link')
-  assert(typeof accounts.create === 'function', 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')
+  assert(canCreateAccounts, 'registration needs an account store with create() (MemoryAccountStore and PostgresAccountStore have it)')
   assert(isObject(fields), 'registration.fields must be an object of TypeBox schemas')
   for (const [name, schema] of Object.entries(fields)) {
     assert(/^[A-Za-z_][\w]{0,63}$/.test(name) && !TAKEN_FIELD_NAMES.has(name), `registration.fields.${name}: the name is taken or not a plain identifier`)

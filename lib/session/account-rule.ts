@@ -17,7 +17,8 @@ export interface TokenBinding {
  * and Logout, refresh token at Refresh) and a one-time token's (account/service.ts's ofToken: reset and e-mail change
  * links, login challenges). The account still exists (and is the one the token names), is active, has the credential
  * version the token was issued at, and (a link) still has the address the link went to. It lives on session/'s floor
- * because the guard and Refresh check it on every request; the account service applies it to one-time tokens.
+ * because the guard and Refresh check it on every request; the account service applies it to one-time tokens. All of
+ * them read the account through stores/account-reads.ts.
  */
 export function accountProblem (account: PasswordAuthAccount | null, credentialVersion: number, binding?: TokenBinding): AccountProblem | undefined {
   if (account === null || (binding !== undefined && account.id !== binding.accountId)) return 'account_deleted'

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { tokenBody } from './token-body.js'
-import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, SessionInfo } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { SessionInfo } from '../stores/types.js'
 import type { SecureCookie } from '../http/secure-cookie.js'
 import type { SessionService, TokenReply } from './service.js'
 
@@ -26,15 +26,14 @@ export interface SessionApi {
 
 interface Parts {
   sessionService: SessionService
-  accounts: AccountStore
-  storeCall: StoreCall
+  accounts: AccountReads
   refreshCookie: SecureCookie | undefined
 }
 
-export function createSessionApi ({ sessionService, accounts, storeCall, refreshCookie }: Parts): SessionApi {
+export function createSessionApi ({ sessionService, accounts, refreshCookie }: Parts): SessionApi {
   return {
     start: async (accountId, { request, reply }) => {
-      const account = await storeCall(request.log, 'accounts.findById', () => accounts.findById(accountId))
+      const account = await accounts.byId(request, accountId)
       if (account === null || !account.active) return null
       return tokenBody(reply, (await sessionService.start(request, account)).tokenReply, refreshCookie)
     },

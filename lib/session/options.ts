@@ -5,7 +5,8 @@ import { createSecureCookie, type SecureCookie } from '../http/secure-cookie.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemorySessionStore } from '../stores/memory/sessions.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, SessionPolicy, SessionStore } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { SessionPolicy, SessionStore } from '../stores/types.js'
 import type { AccessTokens } from '../tokens/access-tokens.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { RefreshTokens } from './refresh-tokens.js'
@@ -97,7 +98,7 @@ export interface SessionCookies {
 }
 
 interface Parts {
-  accounts: AccountStore
+  accounts: AccountReads
   accessTokens: AccessTokens
   keyRing: KeyRing
   storeCall: StoreCall

@@ -4,9 +4,10 @@ import { randomId } from '../common/random-id.js'
 import type { EmitEvent, RefreshFailureReason } from '../common/events.js'
 import { accountAccepts, accountProblem } from './account-rule.js'
 import type { RefreshTokens } from './refresh-tokens.js'
+import type { AccountReads } from '../stores/account-reads.js'
 import type { StoreCall } from '../stores/store-call.js'
 import type {
-  AccountStore, PasswordAuthAccount, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionStore, SessionTimes
+  PasswordAuthAccount, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionStore, SessionTimes
 } from '../stores/types.js'
 import type { AccessTokenClaims, AccessTokens, IssuedAccessToken } from '../tokens/access-tokens.js'
 
@@ -19,7 +20,7 @@ export interface TokenReply extends IssuedAccessToken {
 
 export interface SessionServiceOptions {
   store: SessionStore
-  accounts: AccountStore
+  accounts: AccountReads
   accessTokens: AccessTokens
   refreshTokens: RefreshTokens
   storeCall: StoreCall
@@ -58,7 +59,7 @@ export class SessionService {
   readonly policy: Readonly<SessionPolicy>
   readonly refreshEnabled: boolean
   readonly #store: SessionStore
-  readonly #accounts: AccountStore
+  readonly #accounts: AccountReads
   readonly #accessTokens: AccessTokens
   readonly #refreshTokens: RefreshTokens
   readonly #storeCall: StoreCall
@@ -99,7 +100,7 @@ export class SessionService {
       let account: PasswordAuthAccount | null = null
       if (state !== null) {
         // The account is checked before rotating: a store failure here leaves the refresh token as it was.
-        account = await this.#storeCall(request.log, 'accounts.findById', () => this.#accounts.findById(state.accountId))
+        account = await this.#accounts.byId(request, state.accountId)
         const problem = accountProblem(account, state.credentialVersion)
         if (problem !== undefined) {
           await this.end(request, sessionId, problem === 'credentials_changed' ? 'credentials_changed' : 'account_inactive')
@@ -139,7 +140,7 @@ export class SessionService {
    */
   async endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): Promise<boolean> {
     const [ended, account] = await this.#storeCall(request.log, 'sessions.end, accounts.findById', () =>
-      Promise.all([this.#store.end(sid, 'logout'), this.#accounts.findById(sub)]))
+      Promise.all([this.#store.end(sid, 'logout'), this.#accounts.byIdInsideStoreCall(sub)]))
     return ended === sub && accountAccepts(account, cv)
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SecureCookie } from '../http/secure-cookie.js'
-import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, StoredAccount } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { StoredAccount } from '../stores/types.js'
 import type { DeviceOwner, DeviceTokens } from './device-tokens.js'
 
 /** A known device a request proved: its id, and the account whose address its token is bound to. */
@@ -31,7 +31,7 @@ export interface KnownDevices {
 }
 
 /** `cookie`: the device cookie in cookie mode (session/options.ts names it after the refresh cookie). */
-export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined, accounts: AccountStore, storeCall: StoreCall): KnownDevices {
+export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCookie | undefined, accounts: AccountReads): KnownDevices {
   function presentedTokens (request: FastifyRequest): unknown[] {
     const body = request.body as { deviceToken?: unknown } | undefined
     const read = cookie?.read(request)
@@ -50,13 +50,13 @@ export function createKnownDevices (deviceTokens: DeviceTokens, cookie: SecureCo
     async recognise (request, email, account) {
       const presented = presentedTokens(request)
       if (presented.length === 0) return null
-      const owner = account ?? await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      const owner = account ?? await accounts.byEmail(request, email)
       return owner === null ? null : deviceOf(presented, email, owner)
     },
     async recogniseReading (request, email) {
       const presented = presentedTokens(request)
       if (presented.length === 0) return { device: null }
-      const account = await storeCall(request.log, 'accounts.findByEmail', () => accounts.findByEmail(email))
+      const account = await accounts.byEmail(request, email)
       return { device: account === null ? null : deviceOf(presented, email, account), account }
     },
     issue (reply, email, account, deviceId) {

@@ -4,7 +4,8 @@ import type { SecureCookie } from '../http/secure-cookie.js'
 import { checkStore } from '../stores/check-store.js'
 import { MemoryAttemptStore } from '../stores/memory/attempts.js'
 import type { StoreCall } from '../stores/store-call.js'
-import type { AccountStore, AttemptStore, ThrottlePolicy } from '../stores/types.js'
+import type { AccountReads } from '../stores/account-reads.js'
+import type { AttemptStore, ThrottlePolicy } from '../stores/types.js'
 import type { KeyRing } from '../tokens/key-ring.js'
 import { AttemptThrottle } from './attempt-throttle.js'
 import { DeviceTokens } from './device-tokens.js'
@@ -38,7 +39,10 @@ export interface ThrottleOptions {
 
 export const THROTTLE_OPTION_KEYS = ['freeFailures', 'blockSeconds', 'maxBlockSeconds', 'forgetAfterSeconds', 'deviceTtl']
 
-/** Per-IP limit of Login and ChangePassword together, applied with @fastify/rate-limit. */
+/**
+ * One budget per client IP, applied with @fastify/rate-limit, spent by every route that takes a password, a code, a
+ * token or a passkey, or stores a challenge (routes/index.ts registers it once around them; the README lists them).
+ */
 export interface RateLimitOptions {
   /** Requests per window and IP address (default 100). */
   max?: number
@@ -99,7 +103,7 @@ interface Parts {
   /** Cookie mode's device cookie. */
   deviceCookie: SecureCookie | undefined
   /** Where a device token's account is read: a password change or reset ends the tokens minted before it. */
-  accounts: AccountStore
+  accounts: AccountReads
 }
 
 /** The attempt store every counter shares, the password throttle, the known devices it trusts, and the guesses one-time tokens take. */
@@ -108,7 +112,7 @@ export function createThrottle ({ attempts, policy, deviceTtl }: ResolvedThrottl
   return {
     attempts,
     attemptThrottle: new AttemptThrottle(attempts, { ...policy, leaseMs }, storeCall, keyRing),
-    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie, accounts, storeCall),
+    knownDevices: createKnownDevices(new DeviceTokens(keyRing, deviceTtl), deviceCookie, accounts),
     tokenGuesses: new TokenGuesses(attempts, storeCall)
   }
 }

@@ -185,3 +185,41 @@ t.test('issue 37: refreshes are not activity: 60 refreshes of bob\'s session lea
   t.notOk(bobs.some((type) => type.startsWith('session.refresh')), 'no refresh is recorded')
   t.ok(bobs.includes('login.succeeded'))
 })
+
+t.test('deleteAccount: DeleteAccount\'s deletion for support, without the route, beforeDelete or the account\'s password', async (t) => {
+  const { app, tokens, login, me, refresh, events, messages, ada, accounts } = await accountApp(t, {
+    account: { deletion: true, beforeDelete: () => ({ refuse: 'the route asks this, the admin does not' }) }
+  })
+  const session = await tokens()
+  t.equal(await app.passwordAuth.admin.deleteAccount(ada.id, { admin: 'support:grace' }), true)
+  t.equal(await accounts.findById(ada.id), null, 'the account is gone')
+  t.equal((await me(session.accessToken)).statusCode, 401, 'the access token died')
+  t.equal((await refresh(session.refreshToken)).statusCode, 401, 'the refresh token died')
+  expectProblem(t, await login(EMAIL, PASSWORD), 401, 'FST_PWAUTH_INVALID_CREDENTIALS')
+  t.ok(events.some((e) => e.type === 'account.deleted' && e.accountId === ada.id && !('leftovers' in e)), 'forgotten everywhere')
+  t.ok(events.some((e) => e.type === 'admin.account_deleted' && e.admin === 'support:grace' && e.accountId === ada.id), 'the event names the admin')
+  t.notOk(events.some((e) => e.type === 'account.delete_refused'), 'beforeDelete was not asked')
+  t.equal(messages.filter((m) => m.type === 'account_deleted' && m.to === EMAIL).length, 1, 'the owner is told')
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  t.same(await app.passwordAuth.admin.activity(ada.id), [], 'its activity went with it, the admin\'s event included')
+
+  t.equal(await app.passwordAuth.admin.deleteAccount(ada.id, { admin: 'support:grace' }), false, 'gone already')
+  t.equal(events.filter((e) => e.type === 'admin.account_deleted').length, 1, 'no event for what was not deleted')
+  await t.rejects(app.passwordAuth.admin.deleteAccount('x', undefined as never), /needs \{ admin \}/)
+  await t.rejects(app.passwordAuth.admin.deleteAccount('' as never, { admin: 'ops' }), /needs an account id/)
+})
+
+t.test('deleteAccount: works with the DeleteAccount route off; fails loudly while the account store cannot delete', async (t) => {
+  const { buildTestApp } = await import('../helpers/app.js')
+  const plain = await buildTestApp(t)
+  t.equal(await plain.app.passwordAuth.admin.deleteAccount(plain.ada.id, { admin: 'ops' }), true, 'account.deletion is not needed')
+  expectProblem(t, await plain.login(), 401, 'FST_PWAUTH_INVALID_CREDENTIALS')
+
+  const { MemoryAccountStore } = await import('../../lib/index.js')
+  const store = new MemoryAccountStore()
+  const kept = store.add({ email: 'kept@example.com', passwordHash: '$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA' })
+  const withoutDelete = Object.fromEntries(['findByEmail', 'findById', 'updatePasswordHash'].map((name) => [name, (store as never)[name].bind(store)]))
+  const noDelete = await buildTestApp(t, { auth: { accounts: withoutDelete as never } })
+  await t.rejects(noDelete.app.passwordAuth.admin.deleteAccount(kept.id, { admin: 'ops' }), /needs an account store with delete\(\)/)
+  t.not(await store.findById(kept.id), null, 'nothing deleted')
+})
