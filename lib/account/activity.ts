@@ -15,9 +15,15 @@ const NOT_KEPT: ReadonlySet<string> = new Set(['account.deleted', 'admin.account
  */
 const ROUTINE: ReadonlySet<string> = new Set(['session.refreshed', 'session.refresh_failed'])
 
+/** The event's own fields, which the record keeps beside its details rather than in them. */
+const RECORD_FIELDS: ReadonlySet<string> = new Set(['type', 'time', 'requestId', 'ip', 'accountId'])
+
 /** The record of an event of an account: events carry no password, hash or token (contract §10), so neither does it. */
 function recordOf (event: AuthEvent & { accountId: string }): ActivityRecord {
-  const { type, time, requestId, ip, accountId, ...details } = event
+  const { type, time, requestId, ip, accountId } = event
+  // Not an object rest (`...details`): V8 copies those through a runtime call, on every event kept.
+  const details: Record<string, unknown> = {}
+  for (const key in event) if (!RECORD_FIELDS.has(key)) details[key] = (event as Record<string, unknown>)[key]
   const record: ActivityRecord = { type, time, accountId, details }
   if (requestId !== undefined) record.requestId = requestId
   if (ip !== undefined) record.ip = ip
@@ -37,7 +43,10 @@ const MAX_FORGOTTEN = 10_000
  * from then on (a failed delivery of its goodbye) are not kept.
  */
 export function keepActivity (store: ActivityStore, host: AuthEventHandler | undefined, log: FastifyBaseLogger): { onEvent: AuthEventHandler, activity: AccountActivity } {
-  const inFlight = new Map<string, Set<Promise<void>>>()
+  // Records on their way to the store, counted per account (no object per event or account: a Logout or a Login
+  // keeps one), and what forget() waits on until its account's count is back to none.
+  const inFlight = new Map<string, number>()
+  const drained = new Map<string, Array<() => void>>()
   const forgotten = new Map<string, number>()
 
   function isForgotten (accountId: string): boolean {
@@ -48,23 +57,25 @@ export function keepActivity (store: ActivityStore, host: AuthEventHandler | und
     return false
   }
 
-  function keep (accountId: string, record: ActivityRecord): void {
-    let pending = inFlight.get(accountId)
-    if (pending === undefined) {
-      pending = new Set()
-      inFlight.set(accountId, pending)
-    }
-    const held = pending
-    const settle = (): void => {
-      held.delete(adding)
-      if (held.size === 0 && inFlight.get(accountId) === held) inFlight.delete(accountId)
-    }
-    // One then() for both outcomes: a Logout or a Login keeps an event, and each extra promise is per request.
-    const adding: Promise<void> = store.add(record).then(settle, (err: unknown) => {
-      settle()
+  async function keep (accountId: string, record: ActivityRecord): Promise<void> {
+    inFlight.set(accountId, (inFlight.get(accountId) ?? 0) + 1)
+    try {
+      await store.add(record)
+    } catch (err) {
       log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
-    })
-    held.add(adding)
+    } finally {
+      const left = inFlight.get(accountId)! - 1
+      if (left > 0) inFlight.set(accountId, left)
+      else settled(accountId)
+    }
+  }
+
+  function settled (accountId: string): void {
+    inFlight.delete(accountId)
+    const waiting = drained.get(accountId)
+    if (waiting === undefined) return
+    drained.delete(accountId)
+    for (const resolve of waiting) resolve()
   }
 
   return {
@@ -80,7 +91,13 @@ export function keepActivity (store: ActivityStore, host: AuthEventHandler | und
       async forget (accountId) {
         if (forgotten.size >= MAX_FORGOTTEN) forgotten.delete(forgotten.keys().next().value!)
         forgotten.set(accountId, Date.now() + FORGOTTEN_MS)
-        await Promise.all(inFlight.get(accountId) ?? [])
+        if (inFlight.has(accountId)) {
+          await new Promise<void>((resolve) => {
+            const waiting = drained.get(accountId)
+            if (waiting === undefined) drained.set(accountId, [resolve])
+            else waiting.push(resolve)
+          })
+        }
         await store.forget(accountId)
       }
     }

@@ -218,7 +218,7 @@ t.test('deleteAccount: works with the DeleteAccount route off; fails loudly whil
   const { MemoryAccountStore } = await import('../../lib/index.js')
   const store = new MemoryAccountStore()
   const kept = store.add({ email: 'kept@example.com', passwordHash: '$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA' })
-  const withoutDelete = Object.fromEntries(['findByEmail', 'findById', 'updatePasswordHash'].map((name) => [name, (store as never)[name].bind(store)]))
+  const withoutDelete = Object.fromEntries(['findByEmail', 'findById', 'updatePasswordHash'].map((name) => [name, (store as unknown as Record<string, Function>)[name]!.bind(store)]))
   const noDelete = await buildTestApp(t, { auth: { accounts: withoutDelete as never } })
   await t.rejects(noDelete.app.passwordAuth.admin.deleteAccount(kept.id, { admin: 'ops' }), /needs an account store with delete\(\)/)
   t.not(await store.findById(kept.id), null, 'nothing deleted')
