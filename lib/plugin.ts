@@ -41,7 +41,7 @@
  *                tokens (JWT, through @fastify/jwt in a context of its own), one-time tokens (reset and
  *                verification links, login challenges) and their purposes, each with its slot rule (purposes.ts)
  *     http/      HTTP plumbing: body parsers, schemas and validation, problem+json, OpenAPI, the secure
- *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels
+ *                cookie (cookie mode's refresh and device cookies), log redaction, host server settings, User-Agent labels, the tick-object pin (tick-shape.ts)
  *   stores/      the store interfaces (types.ts), memory/, redis/, the SQL dialects postgres/, mysql/, sqlite/ (a folder
  *                each, one file per contract: its statements and driver calls) over sql/, what they share (the
  *                account mapping, session rows, the list of tables, pruning), schema/ (every dialect's DDL), the
@@ -67,6 +67,7 @@ import { AccountService } from './account/service.js'
 import { createEventEmitter } from './common/events.js'
 import { installGuard } from './guard/options.js'
 import { warnAboutHostSettings } from './http/host-settings.js'
+import { pinTickObjectShape } from './http/tick-shape.js'
 import { createErrorHandler, createProblemSender } from './http/problem.js'
 import { createMessages } from './messages/options.js'
 import { createResetLinks } from './messages/reset-links.js'
@@ -113,6 +114,7 @@ export async function passwordAuth (fastify: FastifyInstance, options: PasswordA
   const { keyRing, accessTokens, oneTimeTokens } = await createTokens(fastify, config.tokens, storeCall)
   installGuard(fastify, config.decorators, { accessTokens, accounts, sessions: config.sessions.store, storeCall, answerError, realm })
   warnAboutHostSettings(fastify)
+  pinTickObjectShape()
 
   // Cookies go to the full prefix: the host's, if it registered the plugin under one, and ours.
   const { sessionService, cookies } = createSessions(config.sessions, {

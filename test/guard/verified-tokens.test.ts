@@ -39,3 +39,18 @@ t.test('at most `size` tokens are held, the oldest leaving first; long tokens an
   off.add('one', { sub: 'one', exp: 1 })
   t.equal(off.get('one', 0), undefined)
 })
+
+t.test('a token that ends like a verified one but differs before is not taken for it', async (t) => {
+  const cache = new VerifiedTokens<Claims>(10)
+  const signature = 'Q'.repeat(43)
+  const verified = `header.${'a'.repeat(200)}.${signature}`
+  cache.add(verified, { sub: 'ada', exp: 1 })
+  t.equal(cache.get(verified, 0)?.sub, 'ada')
+  t.equal(cache.get(`header.${'b'.repeat(200)}.${signature}`, 0), undefined, 'same signature, other claims: not a hit')
+  t.equal(cache.get(`x${verified}`, 0), undefined, 'a prefix added: not a hit')
+  t.equal(cache.get(verified.slice(1), 0), undefined, 'a character less: not a hit')
+  const other = `header.${'b'.repeat(200)}.${signature}`
+  cache.add(other, { sub: 'bob', exp: 1 })
+  t.equal(cache.get(other, 0)?.sub, 'bob', 'a second verified token with the same tail takes the first one\'s place')
+  t.equal(cache.get(verified, 0), undefined, 'and the first is verified again next time, never answered with the second\'s claims')
+})
