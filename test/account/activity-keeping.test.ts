@@ -77,3 +77,18 @@ t.test('a store that fails: logged, never thrown at the emitter, and forget() is
   await activity.forget('ada')
   t.pass('forget() resolved')
 })
+
+t.test('a store whose add throws instead of rejecting: logged the same, and forget() is not left waiting', async (t) => {
+  const log = logger()
+  const store: ActivityStore = {
+    add () { throw new Error('store down') },
+    async list () { return [] },
+    async forget () {}
+  }
+  const { onEvent, activity } = keepActivity(store, undefined, log as never)
+  await onEvent(logout('ada'))
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(log.errors, ['fastify-password-auth: the activity store failed to keep an event'])
+  await activity.forget('ada')
+  t.pass('forget() resolved')
+})

@@ -23,10 +23,13 @@ export interface MemoryActivityStoreOptions {
 
 const OPTIONS: StoreOptionRules = { maxRecords: 'count', maxPerType: 'count', retentionMs: 'milliseconds' }
 
-/** A record as kept, with its arrival number: an account's records are listed in the order they came. */
-interface Kept {
-  record: ActivityRecord
-  seq: number
+/**
+ * One account's records of one type, oldest first, and their arrival numbers (an account's records are listed in
+ * the order they came). Two arrays, not an object per record: the numbers are small integers kept unboxed.
+ */
+interface OfType {
+  records: ActivityRecord[]
+  seqs: number[]
 }
 
 /**
@@ -36,7 +39,7 @@ interface Kept {
  */
 export class MemoryActivityStore implements ActivityStore {
   /** Account id → event type → its records, oldest first. */
-  readonly #accounts = new Map<string, Map<string, Kept[]>>()
+  readonly #accounts = new Map<string, Map<string, OfType>>()
   #size = 0
   #seq = 0
   #nextSweep = 0
@@ -56,7 +59,7 @@ export class MemoryActivityStore implements ActivityStore {
   async add (record: ActivityRecord): Promise<void> {
     let types = this.#accounts.get(record.accountId)
     let ofType = types?.get(record.type)
-    const replacesOwn = ofType !== undefined && ofType.length >= this.#maxPerType
+    const replacesOwn = ofType !== undefined && ofType.records.length >= this.#maxPerType
     // Full: room only from records past their retention, never from another account's or another type's.
     if (!replacesOwn && this.#size >= this.#maxRecords && !this.#sweep()) return
     // Built field by field, not spread and frozen: this runs on every event, and list() hands out copies only.
@@ -67,19 +70,24 @@ export class MemoryActivityStore implements ActivityStore {
     types = this.#accounts.get(record.accountId)
     if (types === undefined) this.#accounts.set(record.accountId, types = new Map())
     ofType = types.get(record.type)
-    if (ofType === undefined) types.set(record.type, ofType = [])
-    ofType.push({ record: kept, seq: this.#seq++ })
-    if (ofType.length > this.#maxPerType) ofType.shift()
-    else this.#size++
+    if (ofType === undefined) types.set(record.type, ofType = { records: [], seqs: [] })
+    ofType.records.push(kept)
+    ofType.seqs.push(this.#seq++)
+    if (ofType.records.length > this.#maxPerType) {
+      ofType.records.shift()
+      ofType.seqs.shift()
+    } else {
+      this.#size++
+    }
   }
 
   async list (accountId: string, limit: number): Promise<ActivityRecord[]> {
     const types = this.#accounts.get(accountId)
     if (types === undefined) return []
     const since = Date.now() - this.#retentionMs
-    const live: Kept[] = []
-    for (const ofType of types.values()) {
-      for (const entry of ofType) if (entry.record.time > since) live.push(entry)
+    const live: Array<{ record: ActivityRecord, seq: number }> = []
+    for (const { records, seqs } of types.values()) {
+      for (let i = 0; i < records.length; i++) if (records[i]!.time > since) live.push({ record: records[i]!, seq: seqs[i]! })
     }
     return live.sort((a, b) => b.seq - a.seq).slice(0, limit).map(({ record }) => structuredClone(record))
   }
@@ -87,7 +95,7 @@ export class MemoryActivityStore implements ActivityStore {
   async forget (accountId: string): Promise<void> {
     const types = this.#accounts.get(accountId)
     if (types === undefined) return
-    for (const ofType of types.values()) this.#size -= ofType.length
+    for (const ofType of types.values()) this.#size -= ofType.records.length
     this.#accounts.delete(accountId)
   }
 
@@ -99,10 +107,16 @@ export class MemoryActivityStore implements ActivityStore {
     const since = now - this.#retentionMs
     for (const [accountId, types] of this.#accounts) {
       for (const [type, ofType] of types) {
-        const live = ofType.filter(({ record }) => record.time > since)
-        this.#size -= ofType.length - live.length
-        if (live.length === 0) types.delete(type)
-        else if (live.length < ofType.length) types.set(type, live)
+        const live: OfType = { records: [], seqs: [] }
+        for (let i = 0; i < ofType.records.length; i++) {
+          if (ofType.records[i]!.time > since) {
+            live.records.push(ofType.records[i]!)
+            live.seqs.push(ofType.seqs[i]!)
+          }
+        }
+        this.#size -= ofType.records.length - live.records.length
+        if (live.records.length === 0) types.delete(type)
+        else if (live.records.length < ofType.records.length) types.set(type, live)
       }
       if (types.size === 0) this.#accounts.delete(accountId)
     }
