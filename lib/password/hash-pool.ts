@@ -7,6 +7,8 @@ import { loadedThreadOf } from './thread-loaded.js'
 /** A thread idle this long ends (down to one); the next burst starts it again, in tens of milliseconds. */
 export const HASH_THREAD_IDLE_MS = 60_000
 
+/** How long after a thread's word that it loaded close() waits before ending it (see close()). */
+const LOADED_SETTLE_MS = 50
 /** How long close() waits for its tasks and for threads still loading their modules (thread-loaded.ts) before it ends them anyway. */
 export const CLOSE_LOAD_WAIT_MS = 5_000
 
@@ -42,6 +44,8 @@ export class HashPool {
   /** Tasks handed to piscina and not yet settled. */
   #tasks = 0
   #closing = false
+  /** When the last thread said it was loaded (Date.now()). */
+  #lastLoadedAt = 0
 
   /** Logs what failed and how, never a task (it holds a password). */
   readonly #logFailure = (err: unknown, what = 'a password-hashing thread failed'): void => {
@@ -68,6 +72,7 @@ export class HashPool {
       const id = loadedThreadOf(message)
       if (id === undefined) return
       this.#loaded.add(id)
+      this.#lastLoadedAt = Date.now()
       // Threads end when idle and start again: forget the ended ones.
       const live = new Set(this.#pool.threads.map((thread) => thread.threadId))
       for (const loaded of this.#loaded) if (!live.has(loaded)) this.#loaded.delete(loaded)
@@ -100,6 +105,10 @@ export class HashPool {
     while ((this.#tasks > 0 || loading()) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
+    // The word is sent from inside the thread's module evaluation, which ends just after it: a thread ended in between
+    // still aborts the process (once in CI, Node 22). A thread that spoke a moment ago gets a moment more.
+    const settle = this.#lastLoadedAt + LOADED_SETTLE_MS - Date.now()
+    if (settle > 0) await new Promise((resolve) => setTimeout(resolve, settle))
     await this.#pool.close()
   }
 
