@@ -4,6 +4,7 @@ import { buildTestApp } from '../../helpers/app.js'
 import { expectProblem } from '../../helpers/problem.js'
 import { parseRawResponse } from '../../helpers/raw-http.js'
 import { startServer } from '../../helpers/server-process.js'
+import { within } from '../../helpers/within.js'
 
 const REQUEST_TIMEOUT_S = 2
 const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
@@ -27,15 +28,6 @@ function slowBody (port: number, path: string, dripMs: number): SlowClient {
     socket.on('close', () => { clearInterval(drip); resolve({ ms: Date.now() - started, answer }) })
   })
   return { socket, closed }
-}
-
-async function within<T> (ms: number, promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  try {
-    return await Promise.race([promise, new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error(`${what}: not within ${ms} ms`)) }, ms) })])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 t.test('the plugin warns when the host server has no requestTimeout and listens beyond loopback', async (t) => {
