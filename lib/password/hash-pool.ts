@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { requestError } from '../common/errors.js'
@@ -44,7 +45,7 @@ export class HashPool {
   /** Tasks handed to piscina and not yet settled. */
   #tasks = 0
   #closing = false
-  /** When the last thread said it was loaded (Date.now()). */
+  /** When the last thread said it was loaded (performance.now(): a test or host that moves Date.now() cannot stretch the wait). */
   #lastLoadedAt = 0
 
   /** Logs what failed and how, never a task (it holds a password). */
@@ -72,7 +73,7 @@ export class HashPool {
       const id = loadedThreadOf(message)
       if (id === undefined) return
       this.#loaded.add(id)
-      this.#lastLoadedAt = Date.now()
+      this.#lastLoadedAt = performance.now()
       // Threads end when idle and start again: forget the ended ones.
       const live = new Set(this.#pool.threads.map((thread) => thread.threadId))
       for (const loaded of this.#loaded) if (!live.has(loaded)) this.#loaded.delete(loaded)
@@ -100,14 +101,14 @@ export class HashPool {
    */
   async close (): Promise<void> {
     this.#closing = true
-    const deadline = Date.now() + CLOSE_LOAD_WAIT_MS
+    const deadline = performance.now() + CLOSE_LOAD_WAIT_MS
     const loading = (): boolean => this.#pool.threads.some((thread) => !this.#loaded.has(thread.threadId))
-    while ((this.#tasks > 0 || loading()) && Date.now() < deadline) {
+    while ((this.#tasks > 0 || loading()) && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
     // The word is sent from inside the thread's module evaluation, which ends just after it: a thread ended in between
     // still aborts the process (once in CI, Node 22). A thread that spoke a moment ago gets a moment more.
-    const settle = this.#lastLoadedAt + LOADED_SETTLE_MS - Date.now()
+    const settle = this.#lastLoadedAt + LOADED_SETTLE_MS - performance.now()
     if (settle > 0) await new Promise((resolve) => setTimeout(resolve, settle))
     await this.#pool.close()
   }
