@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -58,5 +58,6 @@ export async function startExampleServer (runId: string, withSessions = false): 
   const child = await startChild(EXAMPLE_SERVER, {
     PORT: '0', HOST: '127.0.0.1', JWT_SECRET: BENCH_SECRET, AUTH_ACCOUNTS_FILE: file, AUTH_RATE_LIMIT: 'off', LOG_LEVEL: 'warn'
   }, /listening on (http:\/\/\S+)/, withSessions ? [...EXAMPLE_SERVER_NODE_FLAGS, `--import=${PRELOAD}`] : EXAMPLE_SERVER_NODE_FLAGS)
+    .finally(async () => { await rm(file, { force: true }) }) // read at start, not needed after
   return { ...child, name: 'example', url: child.match[1]!, pid: child.process.pid! }
 }

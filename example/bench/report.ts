@@ -128,7 +128,7 @@ const ONE = 1.01
  * Every ratio the bench reports, from the runs measured side by side: the median pair with its range. The
  * ceiling's rounds pair with the routes' rounds of the same index.
  */
-export type RatioId = TargetId | 'example-me-bench' | 'example-logout-bench' | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling' | 'passkey' | 'passkey-cpu'
+export type RatioId = TargetId | 'example-me-bench' | 'example-logout-bench' | 'example-hand-logout' | 'example-logout-own-hand' | 'login-tuned-hand' | 'scale-hand-ceiling' | 'scale-hand-default' | 'scale-hand-default-ceiling' | 'passkey' | 'passkey-cpu'
 
 export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRatio>> {
   const ratios: Partial<Record<RatioId, PairedRatio>> = {}
@@ -166,6 +166,8 @@ export function pairedRatios (r: BenchResults): Partial<Record<RatioId, PairedRa
     ratios['example-me-bench'] = pairedRatio(okRates(r.example.me), okRates(r.example.benchMe))
     ratios['example-logout'] = pairedRatio(okRates(r.example.logout), okRates(r.example.handLogout))
     ratios['example-logout-bench'] = pairedRatio(okRates(r.example.logout), okRates(r.example.benchLogout))
+    ratios['example-hand-logout'] = pairedRatio(okRates(r.example.exampleHandLogout), okRates(r.example.handLogout))
+    ratios['example-logout-own-hand'] = pairedRatio(okRates(r.example.logout), okRates(r.example.exampleHandLogout))
   }
   if (r.loginMfa !== undefined) ratios['login-mfa'] = pairedRatio(r.loginMfa.map(({ loginMfa }) => loginMfa.okPerSecond), r.loginMfa.map(({ refresh }) => refresh.okPerSecond))
   if (r.passkey !== undefined) {
@@ -449,7 +451,13 @@ export function renderTable (r: BenchResults): string {
       ratio: `${pairs('example-me', '/plain')}; ${pairs('example-me-bench', 'the bench server\'s /me')}`, target: 'example-me'
     })
     row('Example server: POST /Auth/Logout', median(r.example.logout), {
-      expected: '204', ratio: `${pairs('example-logout', '/hand/logout')}; ${pairs('example-logout-bench', 'the bench server\'s Logout')}`, target: 'example-logout'
+      expected: '204',
+      ratio: `${pairs('example-logout', '/hand/logout')}; ${pairs('example-logout-bench', 'the bench server\'s Logout')}; ` +
+        pairs('example-logout-own-hand', 'the same /hand/logout in its own process'),
+      target: 'example-logout'
+    })
+    row('Example server: POST /hand/logout, the bench server\'s hand-written route in its process (what its set-up costs a request)', median(r.example.exampleHandLogout), {
+      expected: '204', ratio: pairs('example-hand-logout', 'the same route in the bench server')
     })
   }
   for (const pair of [r.logout?.memory, r.logout?.redis]) {

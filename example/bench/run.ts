@@ -8,7 +8,7 @@
  * startup, forgot, register, mfa, breach, passkey, example, statements, sql; default all), BENCH_THREADPOOL_SIZE (the defaults profile's libuv pool, for the hand-written login, default max(4, cores)), BENCH_REDIS_URL
  * (default redis://127.0.0.1:6379), BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
  * and BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test): unreachable, their rows are skipped; BENCH_PG_POOL (the pg Pool's max, default 16), BENCH_PROFILE_DIR (a
- * CPU profile of the server per measured run), BENCH_RESULTS (default ./bench-results.json).
+ * CPU profile of the server per measured run; BENCH_PROFILE_INTERVAL_US its sampling interval, default 100), BENCH_RESULTS (default ./bench-results.json).
  */
 import { randomBytes } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
@@ -59,6 +59,8 @@ const OVERLOAD_CONNECTIONS = 1000
 /** Interleaved repetitions of each comparison. */
 const ROUNDS = 3
 const MIXED_ROUNDS = 3
+/** The example section's pairs (example-section.ts): its targets are ratios close to the machine's noise. */
+const EXAMPLE_ROUNDS = 5
 const MIXED_SECONDS = Math.max(2, seconds - 1)
 
 const { defaults, tuned } = profiles()
@@ -269,7 +271,7 @@ async function main (): Promise<void> {
     }
     if (wanted('example')) {
       log('the example server (npm start) against the hand-written routes: GET /me, Logout')
-      results.example = await exampleSection(server, tokens, runId, ROUNDS, seconds)
+      results.example = await exampleSection(server, tokens, runId, EXAMPLE_ROUNDS, seconds)
     }
     results.serverStats = await stats(server)
     // Last on this server: every logout spends a session the bench created, and the memory store keeps

@@ -25,6 +25,7 @@ import { DEFAULT_ARGON2 } from '../../lib/password/argon2-options.js'
 import passwordAuth, { authenticate, hashPassword, type BreachedPasswordsOptions, type PasswordAuthAccount } from '../../lib/index.js'
 import { Account } from '../account-schema.js'
 import { BENCH_PASSKEYS } from './passkey-authenticator.js'
+import { registerHandLogout } from './hand-logout.js'
 import { registerProfiler } from './profiler.js'
 import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
 import { sqlBenchStores, SQL_BENCH_DIALECTS, type SqlDialect } from './sql-stores.js'
@@ -96,7 +97,6 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   // /open and /plain answer this account, so all three routes serialise the same shape and size.
   const sample: PasswordAuthAccount = { id: activeId(0), email: activeEmail(0), active: true, credentialVersion: 0 }
   const revoked = new Set<string>()
-  const unauthorized = { message: 'invalid token' }
   app.get('/me', { onRequest: authenticate, schema }, async (request) => request.account)
   app.get('/plain', { schema }, async (request) => {
     await request.jwtVerify()
@@ -127,13 +127,7 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
     return { accessToken, tokenType: 'Bearer', expiresIn: 900 }
   })
   // The logout written by hand: the token verifies and was not revoked yet, then its jti is revoked.
-  app.post('/hand/logout', async (request, reply) => {
-    await request.jwtVerify()
-    const { jti } = request.user as { jti: string }
-    if (revoked.has(jti)) return await reply.code(401).send(unauthorized)
-    revoked.add(jti)
-    return await reply.code(204).send()
-  })
+  registerHandLogout(app, revoked)
 
   // Not measured: the plugin's argon2 counters (verifications, shed), the round trips made so far and the
   // process's memory, read by the bench between runs.
