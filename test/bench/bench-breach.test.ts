@@ -3,6 +3,7 @@ import type { BreachResult } from '../../example/bench/breach.js'
 import type { LoadResult } from '../../example/bench/load.js'
 import { pairedRatio } from '../../example/bench/pairs.js'
 import { breachHangLimit, checkTargets, renderTable, type BenchResults } from '../../example/bench/report.js'
+import { emptyBenchResults } from '../helpers/bench-results.js'
 
 const run = (okPerSecond: number): LoadResult => ({
   ...{ path: '/Auth/Login', connections: 16, durationSeconds: 4, responses: okPerSecond * 4, perSecond: okPerSecond, okPerSecond },
@@ -15,9 +16,7 @@ function results (plain: number[], checked: number[], hang: Partial<BreachResult
     cost: pairedRatio(plain, checked),
     hang: { timeoutMs: 1500, alone: { median: 20, max: 40 }, latencies: [1540, 1560, 1580, 1600], concurrency: 4, statuses: [200, 200, 200, 200], ...hang }
   }
-  const machine = { cpus: 2, cpuModel: 'x', memoryGiB: 1, node: 'v20', platform: 'linux' }
-  const settings = { argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 }, mixedRate: 400, accounts: 2000 }
-  return { runId: 'x', date: '', machine, settings, profiles: {} as BenchResults['profiles'], notes: [], breach }
+  return { ...emptyBenchResults(), breach }
 }
 
 t.test('the breach targets: cost per login ≤ 1.02 × (paired), and every Login a 200 within timeout + hash while the service hangs', async (t) => {

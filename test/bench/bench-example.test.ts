@@ -1,20 +1,12 @@
 import t from 'tap'
 import type { ExampleRounds } from '../../example/bench/example-section.js'
 import type { LoadResult } from '../../example/bench/load.js'
-import { checkTargets, pairedRatios, renderTable, type BenchResults } from '../../example/bench/report.js'
+import { checkTargets, pairedRatios, renderTable } from '../../example/bench/report.js'
+import { emptyBenchResults } from '../helpers/bench-results.js'
 
 const run = (path: string, okPerSecond: number): LoadResult => ({
   ...{ path, connections: 32, durationSeconds: 4, responses: okPerSecond * 4, perSecond: okPerSecond, okPerSecond, serverCpuMicrosPerResponse: 1e6 / okPerSecond },
   ...{ statuses: { 204: okPerSecond * 4 }, errors: 0, timeouts: 0, latency: { count: okPerSecond * 4, p50: 2, p99: 6, max: 9 }, byStatus: {} }
-})
-
-const base = (): BenchResults => ({
-  runId: 'x',
-  date: '',
-  machine: { cpus: 2, cpuModel: 'x', memoryGiB: 1, node: 'v20', platform: 'linux' },
-  settings: { argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 }, mixedRate: 400, accounts: 2000 },
-  profiles: {} as BenchResults['profiles'],
-  notes: []
 })
 
 // Three rounds; in each, the example's Logout, the bench server's /hand/logout and Logout, and the same /hand/logout in the example's process.
@@ -29,7 +21,7 @@ const example = (exampleHand: number[]): ExampleRounds => ({
 })
 
 t.test('the example rows: Logout against the hand-written route in the bench server and in its own process, paired by round', async (t) => {
-  const results = { ...base(), example: example([14_400, 12_000, 8_000]) }
+  const results = { ...emptyBenchResults(), example: example([14_400, 12_000, 8_000]) }
   const ratios = pairedRatios(results)
   t.same(ratios['example-logout']!.ratios, [0.75, 0.75, 1], 'the example\'s Logout over the bench server\'s /hand/logout')
   t.same(ratios['example-hand-logout']!.ratios, [0.9, 1, 0.8], 'the same route, example process over bench server: what the set-up costs')

@@ -2,20 +2,12 @@ import t from 'tap'
 import type { EnumerationResult } from '../../example/bench/enumeration.js'
 import type { LoadResult } from '../../example/bench/load.js'
 import type { PasskeyResult } from '../../example/bench/passkey.js'
-import { checkTargets, pairedRatios, renderTable, type BenchResults } from '../../example/bench/report.js'
+import { checkTargets, pairedRatios, renderTable } from '../../example/bench/report.js'
+import { emptyBenchResults } from '../helpers/bench-results.js'
 
 const run = (path: string, okPerSecond: number, cpu: number): LoadResult => ({
   ...{ path, connections: 16, durationSeconds: 1280 / okPerSecond, responses: 1280, perSecond: okPerSecond, okPerSecond, serverCpuMicrosPerResponse: cpu },
   ...{ statuses: { 200: 1280 }, errors: 0, timeouts: 0, latency: { count: 1280, p50: 5, p99: 20, max: 30 }, byStatus: {} }
-})
-
-const base = (): BenchResults => ({
-  runId: 'x',
-  date: '',
-  machine: { cpus: 2, cpuModel: 'x', memoryGiB: 1, node: 'v20', platform: 'linux' },
-  settings: { argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 }, mixedRate: 400, accounts: 2000 },
-  profiles: {} as BenchResults['profiles'],
-  notes: []
 })
 
 t.test('the passkey row: sign-ins priced against Refresh, and their CPU against Refresh\'s plus one verification, both paired by round', async (t) => {
@@ -32,11 +24,11 @@ t.test('the passkey row: sign-ins priced against Refresh, and their CPU against 
     rounds: [round(500, 2500, 1300, 300), round(600, 2000, 1100, 100), round(550, 2750, 1200, 200)],
     verificationCpuMicros: { plugin: 1000, raw: 60 }
   }
-  const ratios = pairedRatios({ ...base(), passkey })
+  const ratios = pairedRatios({ ...emptyBenchResults(), passkey })
   t.same(ratios.passkey!.ratios, [0.2, 0.3, 0.2], 'sign-ins/s over the same round\'s refreshes/s')
   t.same(ratios['passkey-cpu']!.ratios, [1, 1, 1], 'each round\'s sign-in CPU over that round\'s Refresh CPU plus the verification')
-  t.same(checkTargets({ ...base(), passkey }), [], 'priced, not a pass/fail target')
-  const table = renderTable({ ...base(), passkey })
+  t.same(checkTargets({ ...emptyBenchResults(), passkey }), [], 'priced, not a pass/fail target')
+  const table = renderTable({ ...emptyBenchResults(), passkey })
   t.match(table, /\| Passkey sign-in: LoginOptions \+ LoginPasskey;.*\(1000 µs in the bench's process; raw `crypto.verify` 60 µs\) \| 500\.0 sign-ins\/s \|/)
   t.match(table, /0\.20 × Refresh \(0\.20–0\.30, 3 pairs\)/)
   t.match(table, /CPU ≈ Refresh \+ one verification \(1300 µs\): 1\.00 × that \(1\.00–1\.00, 3 pairs\)/, 'the median pair\'s expectation and the paired ratio')
@@ -52,10 +44,10 @@ t.test('the ChangeEmail probe is met with medians within 10 % and one answer siz
     bytesByKind: { unknownEmail: [109], pendingAddress: [109], activeAccount: [bytes[0]!], ownAddress: bytes },
     medianSpread: (Math.max(...p50s) - Math.min(...p50s)) / Math.min(...p50s)
   })
-  const target = (r: EnumerationResult) => checkTargets({ ...base(), changeEmailEnumeration: r }).find((x) => x.id === 'change-email-enumeration')!
+  const target = (r: EnumerationResult) => checkTargets({ ...emptyBenchResults(), changeEmailEnumeration: r }).find((x) => x.id === 'change-email-enumeration')!
   t.equal(target(probe([109], [1.2, 1.25, 1.22, 1.21])).met, true)
   t.equal(target(probe([109, 111], [1.2, 1.25, 1.22, 1.21])).met, false, 'two answer sizes: a miss')
   t.equal(target(probe([109], [1.2, 1.5, 1.22, 1.21])).met, false, '25 % slower: a miss')
-  t.match(renderTable({ ...base(), changeEmailEnumeration: probe([109, 111], [1.2, 1.25, 1.22, 1.21]) }),
+  t.match(renderTable({ ...emptyBenchResults(), changeEmailEnumeration: probe([109, 111], [1.2, 1.25, 1.22, 1.21]) }),
     /ChangeEmail, medians: free \/ pending \/ taken \/ own address \(400 interleaved\); answer bytes \(headers \+ body\): 109 \/ 109 \/ 109 \/ 109 or 111 \| +\| 1\.20 ms \/ 1\.25 ms \/ 1\.22 ms \/ 1\.21 ms/)
 })
