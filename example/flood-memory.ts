@@ -18,7 +18,7 @@ export interface FloodMemoryOptions {
 }
 
 /** V8's `gc()`, taken without exposing it to the app's own code. */
-function fullCollection (): void {
+export function fullCollection (): void {
   setFlagsFromString('--expose-gc')
   const gc = runInNewContext('gc') as () => void
   setFlagsFromString('--no-expose-gc')

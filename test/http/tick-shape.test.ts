@@ -1,17 +1,8 @@
 import { executionAsyncResource } from 'node:async_hooks'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import t from 'tap'
+import { fullCollection } from '../../example/flood-memory.js'
 import { pinnedTickObject } from '../../lib/http/tick-shape.js'
 import { buildTestApp } from '../helpers/app.js'
-
-/** A full collection, as example/flood-memory.ts takes one. */
-function fullCollection (): void {
-  setFlagsFromString('--expose-gc')
-  const gc = runInNewContext('gc') as () => void
-  setFlagsFromString('--no-expose-gc')
-  gc()
-}
 
 const tickObject = async (): Promise<object> => await new Promise((resolve) => { process.nextTick(() => { resolve(executionAsyncResource()) }) })
 
