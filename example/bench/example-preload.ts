@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify'
 import { MemorySessionStore } from '../../lib/index.js'
 import { registerHandLogout } from './hand-logout.js'
 import { registerProfiler } from './profiler.js'
-import { activeId, BENCH_SECRET } from './settings.js'
+import { activeId, BENCH_SECRET, BENCH_SESSION_POLICY } from './settings.js'
 
 // The example's session store, met at its first session (the bench's Logins for GET /me come first).
 let store: MemorySessionStore | undefined
@@ -27,10 +27,9 @@ subscribe('fastify.initialization', (message) => {
   const { fastify } = message as { fastify: FastifyInstance }
   fastify.post<{ Body: { count: number } }>('/bench/sessions', async (request, reply) => {
     if (store === undefined) return await reply.code(409).send({ message: 'log in once first: the session store is found at its first session' })
-    const policy = { idleMs: 3_600_000, maxMs: 3_600_000, graceMs: 0 }
     return await Promise.all(Array.from({ length: request.body.count }, async (_, i) => {
       const session = { id: randomBytes(16).toString('base64url'), accountId: activeId(i), credentialVersion: 0, keyId: '', ip: '', userAgent: '' }
-      await store!.create(session, policy)
+      await store!.create(session, BENCH_SESSION_POLICY)
       return { sub: session.accountId, sid: session.id }
     }))
   })

@@ -6,9 +6,8 @@
  * to every request shows here and not on the bench server, which runs without a logger; the same
  * /hand/logout inside the example's process (example-preload.ts) against the bench server's prices it
  * apart from the plugin's own cost. The order of a round's runs turns every round (A B C, C B A, …), and
- * the section has more rounds than the others (run.ts): two identical servers measured this way differed
- * by 10 % in the median of 8 pairs on the bench machine (example/bench/README.md), so 3 pairs cannot tell
- * 0.85 from 0.9.
+ * the section has many short rounds (run.ts: 15 of 1 s): one route's speed drifts by a third from run to run
+ * on the bench machine, and five 4-s pairs could not tell 0.85 from 0.9 (example/bench/README.md).
  */
 import type { LoadResult } from './load.js'
 import { load } from './load.js'

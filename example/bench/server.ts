@@ -27,7 +27,7 @@ import { Account } from '../account-schema.js'
 import { BENCH_PASSKEYS } from './passkey-authenticator.js'
 import { registerHandLogout } from './hand-logout.js'
 import { registerProfiler } from './profiler.js'
-import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET } from './settings.js'
+import { activeEmail, activeId, BENCH_PASSWORD, BENCH_SECRET, BENCH_SESSION_POLICY } from './settings.js'
 import { sqlBenchStores, SQL_BENCH_DIALECTS, type SqlDialect } from './sql-stores.js'
 import { benchStores, type BenchStoreOptions } from './stores.js'
 
@@ -152,10 +152,9 @@ export async function createBenchServer (options: BenchServerOptions): Promise<F
   // Not measured: live sessions for tokens the bench signs itself (one Logout each), as Login would
   // start them, without an argon2 verification per session.
   app.post<{ Body: { count: number } }>('/bench/sessions', async (request) => {
-    const policy = { idleMs: 3_600_000, maxMs: 3_600_000, graceMs: 0 }
     return await Promise.all(Array.from({ length: request.body.count }, async (_, i) => {
       const session = { id: randomBytes(16).toString('base64url'), accountId: activeId(i), credentialVersion: 0, keyId: '', ip: '', userAgent: '' }
-      await stores.sessions.create(session, policy)
+      await stores.sessions.create(session, BENCH_SESSION_POLICY)
       return { sub: session.accountId, sid: session.id }
     }))
   })

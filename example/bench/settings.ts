@@ -22,6 +22,16 @@ export const activeId = (i: number): string => numberedUuid('8000', i % ACTIVE_A
 export const inactiveEmail = (i: number): string => `inactive${i % INACTIVE_ACCOUNTS}@bench.test`
 export const inactiveId = (i: number): string => numberedUuid('9000', i % INACTIVE_ACCOUNTS)
 
+/**
+ * The lifetime of the sessions POST /bench/sessions creates in either server (one Logout each). A memory store keeps
+ * an ended session until its lifetime ends and every full collection marks it: with an hour, each server held the
+ * hundreds of thousands of sessions of every earlier Logout run, a different number in each server and round, and
+ * they cost every request of the process 15–26 % (example/bench/README.md, 2026-11-29). 30 s covers a run's set-up
+ * and the run with room to spare (a session that idled out first would answer 401, counted as unexpected); the
+ * memory store sweeps once a minute, so a server holds about the last minute and a half of them.
+ */
+export const BENCH_SESSION_POLICY = { idleMs: 30_000, maxMs: 30_000, graceMs: 0 } as const
+
 /** How the server process runs: its libuv thread pool, the plugin's hashing threads, thread priorities. */
 export interface Profile {
   name: 'defaults' | 'tuned'
