@@ -137,11 +137,12 @@ export class SessionService {
    * Logout's end of the session of an access token, with the account read beside it in the same fail-closed store
    * call (one deadline and one promise layer for both: Logout is among the cheapest requests, so each counts). True
    * if this call ended the session, it was the token's account's, and that account still stands (account-rule.ts).
+   * Not async: its own promise and the await of the store call's were one more promise and microtask turn per Logout.
    */
-  async endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): Promise<boolean> {
-    const [ended, account] = await this.#storeCall(request.log, 'sessions.end, accounts.findById', () =>
+  endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): Promise<boolean> {
+    return this.#storeCall(request.log, 'sessions.end, accounts.findById', () =>
       Promise.all([this.#store.end(sid, 'logout'), this.#accounts.byIdInsideStoreCall(sub)]))
-    return ended === sub && accountAccepts(account, cv)
+      .then(([ended, account]) => ended === sub && accountAccepts(account, cv))
   }
 
   /**
