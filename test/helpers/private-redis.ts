@@ -34,6 +34,8 @@ export class PrivateRedis {
     try {
       for (let i = 0; i < 100; i++) {
         try { await probe.connect(); await probe.ping(); return } catch { probe.disconnect(); await new Promise((resolve) => setTimeout(resolve, 50)) }
+        const exitCode = this.#process.exitCode
+        if (exitCode !== null) throw new Error(`redis-server exited with code ${exitCode} on port ${this.port} (taken by another process?)`)
       }
       throw new Error(`redis-server did not start on port ${this.port}`)
     } finally {
