@@ -10,7 +10,7 @@ const LOWEST = 10_000
  * retrying 127.0.0.1:<port> while nothing listens there (a server whose Redis is not up yet) can even connect to itself
  * (TCP simultaneous open) and hold it: a CI run lost a private redis-server that way ("did not start on port 37745").
  */
-function ephemeralStart (): number {
+export function ephemeralStart (): number {
   try {
     const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0])
     if (Number.isSafeInteger(first) && first > LOWEST + 1000) return first
