@@ -164,7 +164,9 @@ export const requireMfa: Authenticate = async function requireMfa (request, repl
 export function createGuardCheck (checkAccessToken: CheckAccessToken, answerError: ErrorHandler, keys: DecoratorKeys): Authenticate {
   return async function check (request, reply) {
     try {
-      setAuthenticated(request, await checkAccessToken(request), keys)
+      // Awaited only when the stores need a call: with memory stores the check is done in this turn.
+      const checked = checkAccessToken(request)
+      setAuthenticated(request, checked instanceof Promise ? await checked : checked, keys)
     } catch (err) {
       return answerError(err, request, reply)
     }
@@ -185,7 +187,8 @@ export function createGuardVerify (
 ): GuardState['verify'] {
   return async function verify (request) {
     try {
-      setAuthenticated(request, await checkAccessToken(request), keys)
+      const checked = checkAccessToken(request)
+      setAuthenticated(request, checked instanceof Promise ? await checked : checked, keys)
     } catch (err) {
       throw asError(err, request)
     }

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
-import type { StoreCall } from '../stores/store-call.js'
+import { sessionGetAtOnce } from '../stores/immediate-reads.js'
+import { callAtOnce, type StoreCall } from '../stores/store-call.js'
 import { accountAccepts } from '../session/account-rule.js'
 import type { AccountReads } from '../stores/account-reads.js'
-import type { PasswordAuthAccount, SessionStore } from '../stores/types.js'
+import type { PasswordAuthAccount, SessionState, SessionStore } from '../stores/types.js'
 import type { AccessTokenClaims, AccessTokens } from '../tokens/access-tokens.js'
 
 /** `request.session` behind the guard: the token's session, and when its account last proved its password. */
@@ -21,7 +22,8 @@ export interface CheckedToken {
   session: PasswordAuthSession
 }
 
-export type CheckAccessToken = (request: FastifyRequest) => Promise<CheckedToken>
+/** The check: at once when both stores answer in the same turn (memory), else a promise; a refusal throws or rejects. */
+export type CheckAccessToken = (request: FastifyRequest) => CheckedToken | Promise<CheckedToken>
 
 /**
  * The token in `Authorization: Bearer <token>`. No header or another scheme: 401 TOKEN_MISSING;
@@ -46,18 +48,27 @@ export function publicAccount (account: PasswordAuthAccount): PasswordAuthAccoun
 
 /**
  * Accepts a token only if it verifies, its session is live, and its account exists, is active and still
- * has the token's credential version. The two store reads run at once; either failing is a 503.
+ * has the token's credential version. The two store reads run at once; either failing is a 503. With stores that
+ * answer in the same turn (immediate-reads.ts) the check is synchronous: no promise on the path of every request.
  */
 export function createTokenCheck (accessTokens: AccessTokens, accounts: AccountReads, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
-  return async function checkAccessToken (request) {
+  return function checkAccessToken (request) {
     const claims = accessTokens.verify(bearerToken(request.headers.authorization))
-    const [session, account] = await Promise.all([
+    const getSession = sessionGetAtOnce(sessions)
+    const account = getSession === undefined ? undefined : accounts.byIdAtOnce(request, claims.sub)
+    if (account !== undefined) {
+      return checked(claims, callAtOnce(request.log, 'sessions.get', () => getSession!(claims.sid)), account)
+    }
+    return Promise.all([
       storeCall(request.log, 'sessions.get', () => sessions.get(claims.sid)),
       accounts.byId(request, claims.sub)
-    ])
-    if (session === null || session.accountId !== claims.sub || !accountAccepts(account, claims.cv)) {
-      throw requestError('FST_PWAUTH_TOKEN_INVALID')
-    }
-    return { account: publicAccount(account), claims, session: { id: claims.sid, authenticatedAt: session.authenticatedAt, mfa: session.mfa === true } }
+    ]).then(([session, account]) => checked(claims, session, account))
   }
+}
+
+function checked (claims: AccessTokenClaims, session: SessionState | null, account: PasswordAuthAccount | null): CheckedToken {
+  if (session === null || session.accountId !== claims.sub || !accountAccepts(account, claims.cv)) {
+    throw requestError('FST_PWAUTH_TOKEN_INVALID')
+  }
+  return { account: publicAccount(account), claims, session: { id: claims.sid, authenticatedAt: session.authenticatedAt, mfa: session.mfa === true } }
 }

@@ -5,7 +5,8 @@ import type { EmitEvent, RefreshFailureReason } from '../common/events.js'
 import { accountAccepts, accountProblem } from './account-rule.js'
 import type { RefreshTokens } from './refresh-tokens.js'
 import type { AccountReads } from '../stores/account-reads.js'
-import type { StoreCall } from '../stores/store-call.js'
+import { sessionEndAtOnce } from '../stores/immediate-reads.js'
+import { callAtOnce, type StoreCall } from '../stores/store-call.js'
 import type {
   PasswordAuthAccount, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionStore, SessionTimes
 } from '../stores/types.js'
@@ -138,8 +139,13 @@ export class SessionService {
    * call (one deadline and one promise layer for both: Logout is among the cheapest requests, so each counts). True
    * if this call ended the session, it was the token's account's, and that account still stands (account-rule.ts).
    * Not async: its own promise and the await of the store call's were one more promise and microtask turn per Logout.
+   * With stores that answer in the same turn (the memory stores: immediate-reads.ts) it answers at once, a throw
+   * being the store's 503.
    */
-  endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): Promise<boolean> {
+  endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): boolean | Promise<boolean> {
+    const end = sessionEndAtOnce(this.#store)
+    const account = end === undefined ? undefined : this.#accounts.byIdAtOnce(request, sub)
+    if (account !== undefined) return callAtOnce(request.log, 'sessions.end', () => end!(sid, 'logout')) === sub && accountAccepts(account, cv)
     return this.#storeCall(request.log, 'sessions.end, accounts.findById', () =>
       Promise.all([this.#store.end(sid, 'logout'), this.#accounts.byIdInsideStoreCall(sub)]))
       .then(([ended, account]) => ended === sub && accountAccepts(account, cv))

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { StoreCall } from './store-call.js'
+import { accountByIdAtOnce } from './immediate-reads.js'
+import { callAtOnce, type StoreCall } from './store-call.js'
 import type { AccountStore, PasswordAuthAccount, StoredAccount } from './types.js'
 
 /** Who asks: a request, or the host (admin, the session API) with the plugin's log. */
@@ -21,6 +22,15 @@ export class AccountReads {
 
   byId (caller: Caller, id: string): Promise<PasswordAuthAccount | null> {
     return this.#storeCall(caller.log, 'accounts.findById', () => this.#store.findById(id))
+  }
+
+  /**
+   * The read by id in the same turn, when the store answers at once (the memory store: immediate-reads.ts); a throw
+   * becomes the 503 as in byId. `undefined` (never an answer of the store's) when the store needs a call: use byId.
+   */
+  byIdAtOnce (caller: Caller, id: string): PasswordAuthAccount | null | undefined {
+    const findById = accountByIdAtOnce(this.#store)
+    return findById === undefined ? undefined : callAtOnce(caller.log, 'accounts.findById', () => findById(id))
   }
 
   byEmail (caller: Caller, email: string): Promise<StoredAccount | null> {

@@ -80,6 +80,28 @@ class StoreTimeoutError extends Error {
   readonly code = 'FST_PWAUTH_STORE_TIMEOUT'
 }
 
+/**
+ * Logs a store's failure (its error's name, code and message only: a store client's error object may carry the
+ * command and its arguments) and gives the 503 to answer with.
+ */
+function storeFailed (log: FastifyBaseLogger, operation: string, err: unknown): Error {
+  const { name, code, message } = (err ?? {}) as { name?: unknown, code?: unknown, message?: unknown }
+  log.error({ operation, storeError: { name, code, message: String(message).slice(0, 300) } }, 'fastify-password-auth: store failed')
+  return requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 })
+}
+
+/**
+ * A store method that answers in the same turn (immediate-reads.ts), called as storeCall would call it but without a
+ * promise or a deadline (it cannot hang): a throw is logged and becomes the 503, thrown.
+ */
+export function callAtOnce<T> (log: FastifyBaseLogger, operation: string, call: () => T): T {
+  try {
+    return call()
+  } catch (err) {
+    throw storeFailed(log, operation, err)
+  }
+}
+
 /** One call in flight: settles its promise once, from the store's answer, its failure, or its deadline. */
 class PendingCall<T> implements Expiring {
   readonly #log: FastifyBaseLogger
@@ -109,10 +131,7 @@ class PendingCall<T> implements Expiring {
     if (this.#settled) return
     this.#settled = true
     this.bucket!.delete(this)
-    const { name, code, message } = (err ?? {}) as { name?: unknown, code?: unknown, message?: unknown }
-    this.#log.error({ operation: this.#operation, storeError: { name, code, message: String(message).slice(0, 300) } },
-      'fastify-password-auth: store failed')
-    this.#reject(requestError('FST_PWAUTH_UNAVAILABLE', { retryAfter: 1 }))
+    this.#reject(storeFailed(this.#log, this.#operation, err))
   }
 
   expire (): void {

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import t from 'tap'
 import { Deadlines } from '../../lib/stores/store-call.js'
-import { createStoreCall } from '../../lib/stores/store-call.js'
+import { callAtOnce, createStoreCall } from '../../lib/stores/store-call.js'
 
 // The routes' fail-closed behaviour is tested in store-failures.test.ts and outage.test.ts; these are the
 // shared deadline timer's own edges.
@@ -89,4 +89,16 @@ t.test('the default tick is a twentieth of the timeout, from 1 to 50 ms', async 
   t.equal(new Deadlines(2000).tickMs, 50)
   t.equal(new Deadlines(300).tickMs, 15)
   t.equal(new Deadlines(5).tickMs, 1)
+})
+
+t.test('a store method called at once (the memory stores\' reads) fails closed as storeCall does, logged alike', async (t) => {
+  const { log, errors } = recordingLog()
+  t.equal(callAtOnce(log, 'sessions.get', () => 42), 42, 'its answer, in the same turn')
+  const failure = Object.assign(new Error('broken: ' + 'x'.repeat(400)), { code: 'EBROKEN', command: { args: ['secret'] } })
+  t.throws(() => callAtOnce(log, 'accounts.findById', () => { throw failure }), { code: 'FST_PWAUTH_UNAVAILABLE', statusCode: 503, retryAfter: 1 })
+  t.equal(errors.length, 1)
+  t.equal(errors[0]!.operation, 'accounts.findById')
+  t.same(Object.keys(errors[0]!.storeError), ['name', 'code', 'message'], 'the error\'s name, code and message only')
+  t.equal(errors[0]!.storeError.code, 'EBROKEN')
+  t.equal(errors[0]!.storeError.message.length, 300, 'the message cut short')
 })

@@ -24,31 +24,32 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
     }
   }, (request, reply) => {
     // Not an async handler: its promise, Fastify's then() on it and the await of the reply (a thenable) were
-    // three more turns of the microtask queue on one of the cheapest requests. The answer is sent once it ended.
-    const ending = refreshCookie === undefined ? endBearerSession(request) : endCookieSession(request, reply, refreshCookie)
-    ending.then(() => {
-      // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
-      try {
-        reply.code(204).send()
-      } catch (err) {
-        reply.send(err)
-      }
-    }, (err: unknown) => {
+    // three more turns of the microtask queue on one of the cheapest requests. With memory stores the session
+    // ends in this turn and the answer goes at once; otherwise once it ended.
+    let ending: Promise<void> | undefined
+    try {
+      ending = refreshCookie === undefined ? endBearerSession(request) : endCookieSession(request, reply, refreshCookie)
+    } catch (err) {
       reply.send(err)
-    })
+      return
+    }
+    if (ending === undefined) loggedOut(reply)
+    else ending.then(() => { loggedOut(reply) }, (err: unknown) => { reply.send(err) })
   })
 
   /** Cookie mode: the bearer token's session, or without a usable one the refresh cookie's; every answer clears the cookie. */
   async function endCookieSession (request: FastifyRequest, reply: FastifyReply, cookie: SecureCookie): Promise<void> {
     const sent = cookie.read(request)
     try {
-      await endBearerSession(request).catch(async (err: unknown) => {
+      try {
+        await endBearerSession(request)
+      } catch (err) {
         // A browser whose access token expired can still log out: by its refresh cookie.
         if (!isTokenError(err) || sent.kind !== 'one') throw err
         const ended = await sessionService.endByRefreshToken(request, sent.token)
         if (ended === null) throw err
         emit(request, { type: 'logout', ...ended })
-      })
+      }
     } catch (err) {
       // Every 401 clears the cookie, except when several arrived: clearing might delete the real one.
       if (isTokenError(err) && sent.kind !== 'several') cookie.clear(reply)
@@ -58,22 +59,33 @@ export function registerLogout (app: FastifyInstance, context: RouteContext): vo
   }
 
   /**
-   * Ends the session of the bearer token; rejects with TOKEN_MISSING or TOKEN_INVALID if it cannot. Not async, as
-   * the handler: an async function's promise and its await were one more promise and microtask turn.
+   * Ends the session of the bearer token; throws (at once) or rejects with TOKEN_MISSING or TOKEN_INVALID if it
+   * cannot. Not async, as the handler: with stores that answer in the same turn it returns nothing, having ended it.
    */
-  function endBearerSession (request: FastifyRequest): Promise<void> {
-    let claims: AccessTokenClaims
-    try {
-      claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
-    } catch (err) {
-      return Promise.reject(err)
-    }
+  function endBearerSession (request: FastifyRequest): Promise<void> | undefined {
+    const claims = accessTokens.verify(bearerToken(request.headers.authorization), { remember: false })
     // Ending first is safe (the token's signature is verified) and saves a round trip; of concurrent
     // logouts of one session only the one that ended it gets 204.
-    return sessionService.endForLogout(request, claims).then((ended) => {
-      if (!ended) throw requestError('FST_PWAUTH_TOKEN_INVALID')
-      emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
-    })
+    const ended = sessionService.endForLogout(request, claims)
+    if (typeof ended === 'boolean') {
+      loggedOutOf(request, claims, ended)
+      return undefined
+    }
+    return ended.then((ended) => { loggedOutOf(request, claims, ended) })
+  }
+
+  function loggedOutOf (request: FastifyRequest, claims: AccessTokenClaims, ended: boolean): void {
+    if (!ended) throw requestError('FST_PWAUTH_TOKEN_INVALID')
+    emit(request, { type: 'logout', accountId: claims.sub, sessionId: claims.sid, tokenId: claims.jti })
+  }
+}
+
+function loggedOut (reply: FastifyReply): void {
+  // No payload: null would be serialised by the 204 schema and then dropped (204 has no body).
+  try {
+    reply.code(204).send()
+  } catch (err) {
+    reply.send(err)
   }
 }
 

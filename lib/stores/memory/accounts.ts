@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
+import { registerAtOnce } from '../immediate-reads.js'
 import type { AccountFields, AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 
 /** A new account: the plugin's fields, and your own fields of PasswordAuthAccount (declaration merging). */
@@ -29,6 +30,11 @@ function record (stored: StoredAccount): MemoryRecord {
 export class MemoryAccountStore implements AccountStore {
   readonly #byId = new Map<string, MemoryRecord>()
   readonly #idByEmail = new Map<string, string>()
+
+  constructor () {
+    // The guard's read answers in the same turn (immediate-reads.ts).
+    registerAtOnce(this, 'findById', MemoryAccountStore.prototype.findById, (id: string) => this.#byId.get(id)?.view ?? null)
+  }
 
   /**
    * Adds an account (the e-mail is normalised). Every other property becomes a field of your own, shown on

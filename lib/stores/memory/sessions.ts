@@ -1,6 +1,7 @@
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
+import { registerAtOnce } from '../immediate-reads.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface Entry {
@@ -45,6 +46,9 @@ export class MemorySessionStore implements SessionStore {
     checkStoreOptions('MemorySessionStore', options, OPTIONS)
     const { now = Date.now } = options
     this.#now = now
+    // The guard's read and Logout's end answer in the same turn (immediate-reads.ts).
+    registerAtOnce(this, 'get', MemorySessionStore.prototype.get, (sessionId: string) => this.#state(sessionId))
+    registerAtOnce(this, 'end', MemorySessionStore.prototype.end, (sessionId: string, reason: SessionEndReason) => this.#end(sessionId, reason))
   }
 
   async create (session: NewSession, policy: SessionPolicy): Promise<SessionTimes> {
@@ -73,6 +77,10 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async get (sessionId: string): Promise<SessionState | null> {
+    return this.#state(sessionId)
+  }
+
+  #state (sessionId: string): SessionState | null {
     const entry = this.#entries.get(sessionId)
     if (entry === undefined || !isLive(entry, this.#now())) return null
     return { accountId: entry.session.accountId, credentialVersion: entry.session.credentialVersion, authenticatedAt: entry.authenticatedAt, mfa: entry.mfa }
@@ -111,6 +119,10 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async end (sessionId: string, reason: SessionEndReason): Promise<string | null> {
+    return this.#end(sessionId, reason)
+  }
+
+  #end (sessionId: string, reason: SessionEndReason): string | null {
     const entry = this.#entries.get(sessionId)
     if (entry === undefined || !isLive(entry, this.#now())) return null
     entry.ended = reason

@@ -1,0 +1,75 @@
+import { createHook } from 'node:async_hooks'
+import t from 'tap'
+import { MemoryAccountStore, MemorySessionStore } from '../../lib/index.js'
+import { buildTestApp } from '../helpers/app.js'
+import { expectProblem } from '../helpers/problem.js'
+
+/** The fewest promises any of `times` runs of `run` made (the first runs compile and warm up). */
+async function promisesMade (run: () => Promise<unknown>, times = 5): Promise<number> {
+  let made = 0
+  const hook = createHook({ init: (_id, type) => { if (type === 'PROMISE') made++ } })
+  let fewest = Infinity
+  for (let i = 0; i < times; i++) {
+    made = 0
+    hook.enable()
+    try {
+      await run()
+    } finally {
+      hook.disable()
+    }
+    fewest = Math.min(fewest, made)
+  }
+  return fewest
+}
+
+/** The store's own methods, bound to it, behind a proxy: the same answers, through storeCall like any store's. */
+function proxied<T extends object> (store: T): T {
+  return new Proxy(store, {
+    get (target, property) {
+      const value = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  })
+}
+
+t.test('on memory stores the guard and Logout make no promise of their own for the store', async (t) => {
+  const atOnce = await buildTestApp(t)
+  const accounts = new MemoryAccountStore()
+  accounts.add({ ...atOnce.ada })
+  const called = await buildTestApp(t, { auth: { accounts: proxied(accounts), sessions: proxied(new MemorySessionStore()) } })
+  const meAtOnce = await promisesMade(async () => await atOnce.me(await atOnce.token()).then((r) => { t.equal(r.statusCode, 200) }))
+  const meCalled = await promisesMade(async () => await called.me(await called.token()).then((r) => { t.equal(r.statusCode, 200) }))
+  t.ok(meCalled - meAtOnce >= 4, `GET /me: ${meAtOnce} promises against ${meCalled} through storeCall`)
+  const tokens = [await atOnce.token(), await called.token()]
+  const outAtOnce = await promisesMade(async () => await atOnce.logout(tokens[0]!), 1)
+  const outCalled = await promisesMade(async () => await called.logout(tokens[1]!), 1)
+  t.ok(outCalled - outAtOnce >= 3, `Logout: ${outAtOnce} promises against ${outCalled} through storeCall`)
+  t.equal((await atOnce.me(tokens[0]!)).statusCode, 401, 'logged out at once')
+  t.equal((await called.me(tokens[1]!)).statusCode, 401)
+})
+
+t.test('a memory store method replaced after registration is the one called, failing closed', async (t) => {
+  const test = await buildTestApp(t, { auth: { storeTimeout: 200 } })
+  const { sessions, accounts } = test
+  const token = await test.token()
+  t.equal((await test.me(token)).statusCode, 200)
+
+  sessions.get = async () => { throw new Error('sessions down') }
+  expectProblem(t, await test.me(token), 503, 'FST_PWAUTH_UNAVAILABLE', 'a failing get answers 503')
+  sessions.get = async () => await new Promise(() => {})
+  expectProblem(t, await test.me(token), 503, 'FST_PWAUTH_UNAVAILABLE', 'a get that never answers: 503 after storeTimeout')
+  delete (sessions as Partial<MemorySessionStore>).get
+  t.equal((await test.me(token)).statusCode, 200, 'the prototype\'s get again: at once')
+
+  accounts.findById = async () => null
+  expectProblem(t, await test.me(token), 401, 'FST_PWAUTH_TOKEN_INVALID', 'the replaced account read says the account is gone')
+  expectProblem(t, await test.logout(token), 401, 'FST_PWAUTH_TOKEN_INVALID', 'Logout reads it too')
+  delete (accounts as Partial<MemoryAccountStore>).findById
+
+  const other = await test.token()
+  sessions.end = async () => { throw new Error('sessions down') }
+  expectProblem(t, await test.logout(other), 503, 'FST_PWAUTH_UNAVAILABLE', 'a failing end answers 503')
+  delete (sessions as Partial<MemorySessionStore>).end
+  t.equal((await test.logout(other)).statusCode, 204)
+  t.equal((await test.me(other)).statusCode, 401, 'ended')
+})
