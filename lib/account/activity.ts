@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { AuthEvent, AuthEventHandler } from '../common/events.js'
+import { activityAddAtOnce } from '../stores/at-once.js'
 import type { ActivityRecord, ActivityStore } from '../stores/types.js'
 
 /** The activity as the routes and admin use it: read, and forgotten with its account. */
@@ -59,6 +60,16 @@ export function keepActivity (store: ActivityStore, host: AuthEventHandler | und
 
   // Not async: its promise and the await of the store's were one more promise and microtask turn per event kept.
   function keep (accountId: string, record: ActivityRecord): void {
+    const add = activityAddAtOnce(store)
+    if (add !== undefined) {
+      // The memory store keeps it in this turn: nothing on its way for forget() to wait on.
+      try {
+        add(record)
+      } catch (err) {
+        failed(err)
+      }
+      return
+    }
     inFlight.set(accountId, (inFlight.get(accountId) ?? 0) + 1)
     let adding: Promise<void>
     try {
@@ -67,9 +78,13 @@ export function keepActivity (store: ActivityStore, host: AuthEventHandler | und
       adding = Promise.reject(err)
     }
     adding.then(() => { landed(accountId) }, (err: unknown) => {
-      log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
+      failed(err)
       landed(accountId)
     })
+  }
+
+  function failed (err: unknown): void {
+    log.error({ err: { message: (err as Error)?.message } }, 'fastify-password-auth: the activity store failed to keep an event')
   }
 
   function landed (accountId: string): void {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { requestError } from '../common/errors.js'
-import { sessionGetAtOnce } from '../stores/immediate-reads.js'
+import { sessionGetAtOnce } from '../stores/at-once.js'
 import { callAtOnce, type StoreCall } from '../stores/store-call.js'
 import { accountAccepts } from '../session/account-rule.js'
 import type { AccountReads } from '../stores/account-reads.js'
@@ -49,7 +49,7 @@ export function publicAccount (account: PasswordAuthAccount): PasswordAuthAccoun
 /**
  * Accepts a token only if it verifies, its session is live, and its account exists, is active and still
  * has the token's credential version. The two store reads run at once; either failing is a 503. With stores that
- * answer in the same turn (immediate-reads.ts) the check is synchronous: no promise on the path of every request.
+ * answer in the same turn (at-once.ts) the check is synchronous: no promise on the path of every request.
  */
 export function createTokenCheck (accessTokens: AccessTokens, accounts: AccountReads, sessions: SessionStore, storeCall: StoreCall): CheckAccessToken {
   return function checkAccessToken (request) {

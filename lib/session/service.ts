@@ -5,7 +5,7 @@ import type { EmitEvent, RefreshFailureReason } from '../common/events.js'
 import { accountAccepts, accountProblem } from './account-rule.js'
 import type { RefreshTokens } from './refresh-tokens.js'
 import type { AccountReads } from '../stores/account-reads.js'
-import { sessionEndAtOnce } from '../stores/immediate-reads.js'
+import { sessionEndAtOnce } from '../stores/at-once.js'
 import { callAtOnce, type StoreCall } from '../stores/store-call.js'
 import type {
   PasswordAuthAccount, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionStore, SessionTimes
@@ -139,7 +139,7 @@ export class SessionService {
    * call (one deadline and one promise layer for both: Logout is among the cheapest requests, so each counts). True
    * if this call ended the session, it was the token's account's, and that account still stands (account-rule.ts).
    * Not async: its own promise and the await of the store call's were one more promise and microtask turn per Logout.
-   * With stores that answer in the same turn (the memory stores: immediate-reads.ts) it answers at once, a throw
+   * With stores that answer in the same turn (the memory stores: at-once.ts) it answers at once, a throw
    * being the store's 503.
    */
   endForLogout (request: FastifyRequest, { sid, sub, cv }: Pick<AccessTokenClaims, 'sid' | 'sub' | 'cv'>): boolean | Promise<boolean> {

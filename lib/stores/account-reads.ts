@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { accountByIdAtOnce } from './immediate-reads.js'
+import { accountByIdAtOnce } from './at-once.js'
 import { callAtOnce, type StoreCall } from './store-call.js'
 import type { AccountStore, PasswordAuthAccount, StoredAccount } from './types.js'
 
@@ -25,7 +25,7 @@ export class AccountReads {
   }
 
   /**
-   * The read by id in the same turn, when the store answers at once (the memory store: immediate-reads.ts); a throw
+   * The read by id in the same turn, when the store answers at once (the memory store: at-once.ts); a throw
    * becomes the 503 as in byId. `undefined` (never an answer of the store's) when the store needs a call: use byId.
    */
   byIdAtOnce (caller: Caller, id: string): PasswordAuthAccount | null | undefined {

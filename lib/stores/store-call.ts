@@ -91,7 +91,7 @@ function storeFailed (log: FastifyBaseLogger, operation: string, err: unknown): 
 }
 
 /**
- * A store method that answers in the same turn (immediate-reads.ts), called as storeCall would call it but without a
+ * A store method that answers in the same turn (at-once.ts), called as storeCall would call it but without a
  * promise or a deadline (it cannot hang): a throw is logged and becomes the 503, thrown.
  */
 export function callAtOnce<T> (log: FastifyBaseLogger, operation: string, call: () => T): T {

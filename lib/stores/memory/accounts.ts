@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { normalizeEmail } from '../email.js'
-import { registerAtOnce } from '../immediate-reads.js'
+import { registerAtOnce } from '../at-once.js'
 import type { AccountFields, AccountStore, EmailUpdate, NewAccountRecord, PasswordAuthAccount, PasswordHashUpdate, StoredAccount } from '../types.js'
 
 /** A new account: the plugin's fields, and your own fields of PasswordAuthAccount (declaration merging). */
@@ -32,7 +32,7 @@ export class MemoryAccountStore implements AccountStore {
   readonly #idByEmail = new Map<string, string>()
 
   constructor () {
-    // The guard's read answers in the same turn (immediate-reads.ts).
+    // The guard's read answers in the same turn (at-once.ts).
     registerAtOnce(this, 'findById', MemoryAccountStore.prototype.findById, (id: string) => this.#byId.get(id)?.view ?? null)
   }
 

@@ -1,4 +1,5 @@
 import type { ActivityRecord, ActivityStore } from '../types.js'
+import { registerAtOnce } from '../at-once.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 const DAY_MS = 86_400_000
@@ -54,9 +55,15 @@ export class MemoryActivityStore implements ActivityStore {
     this.#maxRecords = maxRecords
     this.#maxPerType = maxPerType
     this.#retentionMs = retentionMs
+    // Every Login and Logout keeps a record: in the same turn (at-once.ts).
+    registerAtOnce(this, 'add', MemoryActivityStore.prototype.add, (record: ActivityRecord) => { this.#add(record) })
   }
 
   async add (record: ActivityRecord): Promise<void> {
+    this.#add(record)
+  }
+
+  #add (record: ActivityRecord): void {
     let types = this.#accounts.get(record.accountId)
     let ofType = types?.get(record.type)
     const replacesOwn = ofType !== undefined && ofType.records.length >= this.#maxPerType

@@ -1,7 +1,7 @@
 import type {
   NewSession, RotationResult, SessionEndReason, SessionInfo, SessionPolicy, SessionState, SessionStore, SessionTimes
 } from '../types.js'
-import { registerAtOnce } from '../immediate-reads.js'
+import { registerAtOnce } from '../at-once.js'
 import { checkStoreOptions, type StoreOptionRules } from '../store-options.js'
 
 interface Entry {
@@ -46,7 +46,7 @@ export class MemorySessionStore implements SessionStore {
     checkStoreOptions('MemorySessionStore', options, OPTIONS)
     const { now = Date.now } = options
     this.#now = now
-    // The guard's read and Logout's end answer in the same turn (immediate-reads.ts).
+    // The guard's read and Logout's end answer in the same turn (at-once.ts).
     registerAtOnce(this, 'get', MemorySessionStore.prototype.get, (sessionId: string) => this.#state(sessionId))
     registerAtOnce(this, 'end', MemorySessionStore.prototype.end, (sessionId: string, reason: SessionEndReason) => this.#end(sessionId, reason))
   }

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { MemoryAccountStore, MemorySessionStore } from '../../lib/index.js'
-import { accountByIdAtOnce, sessionEndAtOnce, sessionGetAtOnce } from '../../lib/stores/immediate-reads.js'
+import { MemoryAccountStore, MemoryActivityStore, MemorySessionStore } from '../../lib/index.js'
+import { accountByIdAtOnce, activityAddAtOnce, sessionEndAtOnce, sessionGetAtOnce } from '../../lib/stores/at-once.js'
 
 const POLICY = { idleMs: 60_000, maxMs: 3_600_000, graceMs: 0 }
 const SESSION = { id: 's1', accountId: 'a1', credentialVersion: 0, keyId: 'k1', ip: '127.0.0.1', userAgent: 'test' }
@@ -23,6 +23,12 @@ t.test("the memory stores' reads answer at once, as their methods do", async (t)
   t.equal(findById(ada.id), await accounts.findById(ada.id), 'the same frozen view as findById()')
   t.notOk('passwordHash' in findById(ada.id)!, 'without the hash')
   t.equal(findById('nobody'), null)
+
+  const activity = new MemoryActivityStore()
+  const add = activityAddAtOnce(activity)!
+  const time = Date.now()
+  add({ type: 'logout', time, accountId: 'a1', details: { sessionId: 's1' } })
+  t.match(await activity.list('a1', 10), [{ type: 'logout', time, accountId: 'a1', details: { sessionId: 's1' } }], 'kept, as add() keeps it')
 })
 
 t.test('a method replaced on the instance, overridden by a subclass, or behind a proxy is called as any store\'s', async (t) => {

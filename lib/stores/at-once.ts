@@ -1,8 +1,8 @@
-import type { PasswordAuthAccount, SessionEndReason, SessionState } from './types.js'
+import type { ActivityRecord, PasswordAuthAccount, SessionEndReason, SessionState } from './types.js'
 
 /**
- * Store methods that answer in the same turn (the memory stores': a Map lookup), registered by the store when it is
- * made. On the paths every request takes (the guard, Logout) the promise, the deadline and the microtask turns around
+ * Store methods that answer in the same turn (the memory stores': a Map lookup or two), registered by the store when
+ * it is made. On the paths every request takes (the guard, Logout and its activity record) the promise, the deadline and the microtask turns around
  * a memory store's answer cost more than the answer; a caller that finds the method here calls it directly, still
  * failing closed if it throws (store-call.ts, callAtOnce). A method replaced on the instance or overridden by a
  * subclass is not the registered one: it is called as any store's, through storeCall. A WeakMap, so nothing shows on
@@ -41,4 +41,9 @@ export function sessionEndAtOnce (store: object): ((sessionId: string, reason: S
 /** The account store's `findById`, in the same turn; undefined for a store that needs a call. */
 export function accountByIdAtOnce (store: object): ((id: string) => PasswordAuthAccount | null) | undefined {
   return atOnce(store, 'findById')
+}
+
+/** The activity store's `add`, in the same turn; undefined for a store that needs a call. */
+export function activityAddAtOnce (store: object): ((record: ActivityRecord) => void) | undefined {
+  return atOnce(store, 'add')
 }
