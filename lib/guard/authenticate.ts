@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { setupError } from '../common/errors.js'
 import { requestError, type PasswordAuthError } from '../common/errors.js'
 import { sendUnavailable, type ErrorHandler } from '../http/problem.js'
@@ -8,10 +8,18 @@ import type { CheckAccessToken, CheckedToken, PasswordAuthSession } from './toke
 /** The guard for host routes: `{ onRequest: authenticate }`. Sets `request.account`. */
 export type Authenticate = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | void>
 
+/**
+ * The guard as Fastify calls a hook: with `done`. A check that ends in this turn (memory stores) calls `done`
+ * and returns nothing, so the request goes on without a promise or a microtask turn; one that waits for a
+ * store returns its promise, which Fastify awaits (and `done` is not called). Called without `done` (a host's
+ * own `await authenticate(request, reply)`), it always returns a promise.
+ */
+type GuardHook = (request: FastifyRequest, reply: FastifyReply, done?: HookHandlerDoneFunction) => Promise<FastifyReply | void> | FastifyReply | undefined
+
 /** What the plugin leaves in the context it is registered in, for the guard to find. */
 export interface GuardState {
   /** The token check of this registration, as a hook; sets the account on `request[accountKey]`. */
-  check: Authenticate
+  check: GuardHook
   /** The same check, throwing its error (with the answer's headers) instead of answering. */
   verify: (request: FastifyRequest) => Promise<void>
   accountKey: string
@@ -64,10 +72,10 @@ function notRegistered (where: string): Error {
  * finds the plugin through the route's context at request time, so the order of registration does not
  * matter; a route whose context has no registration (in it or an ancestor) answers 503, never passes.
  */
-export const authenticate: Authenticate = function authenticate (request, reply) {
+export const authenticate = function authenticate (request: FastifyRequest, reply: FastifyReply, done?: HookHandlerDoneFunction) {
   const state = guardStateOf(request.server)
-  return state === undefined ? failClosed(request, reply) : state.check(request, reply)
-}
+  return state === undefined ? failClosed(request, reply) : state.check(request, reply, done)
+} as Authenticate
 
 /**
  * The guard for routes that serve everyone and more to a signed-in user: without an `Authorization`
@@ -161,17 +169,28 @@ export const requireMfa: Authenticate = async function requireMfa (request, repl
  * The token check of one registration, as the hook `authenticate` runs: sets `request[accountKey]`; a
  * failed check is answered as problem+json here, whatever the host's error handler does.
  */
-export function createGuardCheck (checkAccessToken: CheckAccessToken, answerError: ErrorHandler, keys: DecoratorKeys): Authenticate {
-  return async function check (request, reply) {
+export function createGuardCheck (checkAccessToken: CheckAccessToken, answerError: ErrorHandler, keys: DecoratorKeys): GuardHook {
+  return function check (request, reply, done) {
+    let checked: CheckedToken | Promise<CheckedToken>
     try {
-      // Awaited only when the stores need a call: with memory stores the check is done in this turn.
-      const checked = checkAccessToken(request)
-      setAuthenticated(request, checked instanceof Promise ? await checked : checked, keys)
+      checked = checkAccessToken(request)
     } catch (err) {
-      return answerError(err, request, reply)
+      // Sent here; the reply (a thenable) is what an async hook returning it gave Fastify to wait on.
+      const answer = answerError(err, request, reply)
+      return done === undefined ? Promise.resolve(answer) as Promise<FastifyReply | void> : answer
     }
+    if (checked instanceof Promise) {
+      return checked.then((token) => { setAuthenticated(request, token, keys) }, (err: unknown) => answerError(err, request, reply))
+    }
+    // With memory stores the check is done in this turn (GuardHook).
+    setAuthenticated(request, checked, keys)
+    if (done === undefined) return RESOLVED
+    done()
+    return undefined
   }
 }
+
+const RESOLVED = Promise.resolve()
 
 interface DecoratorKeys { accountKey: string, sessionKey: string }
 

@@ -1,6 +1,7 @@
 import { createHook } from 'node:async_hooks'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
-import { MemoryAccountStore, MemorySessionStore } from '../../lib/index.js'
+import { authenticate, MemoryAccountStore, MemorySessionStore } from '../../lib/index.js'
 import { buildTestApp } from '../helpers/app.js'
 import { expectProblem } from '../helpers/problem.js'
 
@@ -72,4 +73,45 @@ t.test('a memory store method replaced after registration is the one called, fai
   delete (sessions as Partial<MemorySessionStore>).end
   t.equal((await test.logout(other)).statusCode, 204)
   t.equal((await test.me(other)).statusCode, 401, 'ended')
+})
+
+t.test('as a hook on memory stores the guard goes on in the same turn; awaited by a host, it is a promise', async (t) => {
+  const seen: Array<{ result: unknown, doneInTurn: boolean, account: unknown }> = []
+  const guard = authenticate as unknown as (request: FastifyRequest, reply: FastifyReply, done?: () => void) => unknown
+  const probe = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    let doneInTurn = false
+    const result = guard(request, reply, () => { doneInTurn = true })
+    seen.push({ result, doneInTurn, account: request.account?.email })
+    if (result === undefined) done()
+    else (result as Promise<unknown>).then(() => { if (!reply.sent) done() }, done)
+  }
+  const routes = (app: FastifyInstance): void => {
+    app.get('/probe', { onRequest: probe }, async (request) => request.account)
+    app.get('/awaited', async (request, reply) => {
+      const result = guard(request, reply)
+      t.type(result, Promise, 'called without done: a promise')
+      await result
+      return reply.sent ? reply : request.account
+    })
+  }
+  const atOnce = await buildTestApp(t, { routes })
+  const accounts = new MemoryAccountStore()
+  accounts.add({ ...atOnce.ada })
+  const called = await buildTestApp(t, { routes, auth: { accounts: proxied(accounts), sessions: proxied(new MemorySessionStore()) } })
+
+  const token = await atOnce.token()
+  const probeWith = async (test: typeof atOnce, authorization: string): Promise<number> =>
+    (await test.app.inject({ url: '/probe', headers: { authorization } })).statusCode
+  t.equal(await probeWith(atOnce, `Bearer ${token}`), 200)
+  t.same(seen.pop(), { result: undefined, doneInTurn: true, account: atOnce.ada.email }, 'memory stores: done called in the same turn, nothing returned')
+  t.equal(await probeWith(called, `Bearer ${await called.token()}`), 200)
+  const awaited = seen.pop()!
+  t.type(awaited.result, Promise, 'a store that needs a call: a promise Fastify waits on')
+  t.equal(awaited.doneInTurn, false, 'and done is not called')
+  t.equal(await probeWith(atOnce, 'Bearer forged'), 401)
+  t.equal(seen.pop()!.doneInTurn, false, 'a refused token: answered, done never called')
+
+  const awaitedAnswer = await atOnce.app.inject({ url: '/awaited', headers: { authorization: `Bearer ${token}` } })
+  t.equal(awaitedAnswer.json().email, atOnce.ada.email)
+  t.equal((await atOnce.app.inject({ url: '/awaited', headers: { authorization: 'Bearer forged' } })).statusCode, 401)
 })
