@@ -45,8 +45,9 @@
  *   stores/      the store interfaces (types.ts), memory/, redis/, the SQL dialects postgres/, mysql/, sqlite/ (a folder
  *                each, one file per contract: its statements and driver calls) over sql/, what they share (the
  *                account mapping, session rows, the list of tables, pruning), schema/ (every dialect's DDL), the
- *                store-call deadline and the memory stores' calls that skip it (at-once.ts), the one door every room reads accounts through (account-reads.ts; the lint
- *                keeps the store there and in account/), the attempt arithmetic every attempt store follows
+ *                store-call deadline and the memory stores' calls that skip it (at-once.ts), the one door every
+ *                room reads accounts through (account-reads.ts; the lint keeps the store there and in account/),
+ *                the attempt arithmetic every attempt store follows
  *                (attempt-rules.ts, mirrored in SQL and Lua), and testing/, the contract suites every store passes
  *                (`fastify-password-auth/testing`)
  *   common/      the ground floor: every error (errors.ts), every event (events.ts), the shared option rules

@@ -2,11 +2,11 @@ import type { ActivityRecord, PasswordAuthAccount, SessionEndReason, SessionStat
 
 /**
  * Store methods that answer in the same turn (the memory stores': a Map lookup or two), registered by the store when
- * it is made. On the paths every request takes (the guard, Logout and its activity record) the promise, the deadline and the microtask turns around
- * a memory store's answer cost more than the answer; a caller that finds the method here calls it directly, still
- * failing closed if it throws (store-call.ts, callAtOnce). A method replaced on the instance or overridden by a
- * subclass is not the registered one: it is called as any store's, through storeCall. A WeakMap, so nothing shows on
- * the stores themselves.
+ * it is made. On the paths every request takes (the guard, Logout and its activity record), the promise, the deadline
+ * and the microtask turns around a memory store's answer cost more than the answer; a caller that finds the method
+ * here calls it directly, still failing closed if it throws (store-call.ts, callAtOnce). A method replaced on the
+ * instance or overridden by a subclass is not the registered one: it is called as any store's, through storeCall.
+ * A WeakMap, so nothing shows on the stores themselves.
  */
 interface Registered {
   /** The method the store had when it registered, as the prototype defines it. */
