@@ -64,8 +64,10 @@ t.test('300 slow bodies against a server with 256 file descriptors: /health answ
   const attackStarted = Date.now()
   const clients = Array.from({ length: 300 }, () => slowBody(port, '/Auth/Login', 1000))
   t.teardown(() => { for (const { socket } of clients) socket.destroy() })
-  let refused = 0
-  for (const { closed } of clients) closed.then(({ answer, ms }) => { if (answer === '' && ms < 1000) refused++ }, () => {})
+  // A connection the server could not take is closed without a word (libuv's EMFILE fallback); one it took ends with
+  // a 408 at the request timeout. How soon the refusal comes depends on how busy the machine is (over a second on CI).
+  const refusedAfter: number[] = []
+  for (const { closed } of clients) closed.then(({ answer, ms }) => { if (answer === '') refusedAfter.push(ms) }, () => {})
 
   let status = 0
   while (Date.now() - attackStarted < 10_000) {
@@ -74,7 +76,9 @@ t.test('300 slow bodies against a server with 256 file descriptors: /health answ
     await sleep(250)
   }
   const recoveredAfter = Date.now() - attackStarted
-  t.ok(refused > 0, `the descriptors ran out: ${refused} connections were closed unanswered`)
+  const refused = refusedAfter.length
+  t.ok(refused > 0, `the descriptors ran out: ${refused} connections were closed unanswered` +
+    (refused > 0 ? `, after ${Math.min(...refusedAfter)}–${Math.max(...refusedAfter)} ms` : ''))
   t.equal(status, 200, `/health answers 200 again after ${recoveredAfter} ms`)
   t.ok(recoveredAfter < REQUEST_TIMEOUT_S * 1000 + 5000, 'within the request timeout and a few seconds')
   t.equal(server.process.exitCode, null, 'the server never crashed')
