@@ -75,6 +75,29 @@ t.test('a memory store method replaced after registration is the one called, fai
   t.equal((await test.me(other)).statusCode, 401, 'ended')
 })
 
+t.test('a memory store that throws in the same turn fails closed: 503 from the guard and Logout, logged as any store failure', async (t) => {
+  let broken = false
+  // The store's clock is read by get and end alike: a host's clock that throws stands for any failure inside them.
+  const sessions = new MemorySessionStore({ now: () => { if (broken) throw new Error('clock down'); return Date.now() } })
+  const lines: Array<{ msg: string, operation?: string }> = []
+  const test = await buildTestApp(t, {
+    auth: { sessions },
+    fastify: { logger: { level: 'error', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } }
+  })
+  const token = await test.token()
+  t.equal((await test.me(token)).statusCode, 200)
+
+  broken = true
+  expectProblem(t, await test.me(token), 503, 'FST_PWAUTH_UNAVAILABLE', 'the guard: 503, not a pass and not a 500')
+  expectProblem(t, await test.logout(token), 503, 'FST_PWAUTH_UNAVAILABLE', 'Logout: 503')
+  t.same(lines.filter((line) => line.msg === 'fastify-password-auth: store failed').map((line) => line.operation),
+    ['sessions.get', 'sessions.end'], 'each failure logged with its operation')
+
+  broken = false
+  t.equal((await test.me(token)).statusCode, 200, 'the session outlived the failure')
+  t.equal((await test.logout(token)).statusCode, 204)
+})
+
 t.test('as a hook on memory stores the guard goes on in the same turn; awaited by a host, it is a promise', async (t) => {
   const seen: Array<{ result: unknown, doneInTurn: boolean, account: unknown }> = []
   const guard = authenticate as unknown as (request: FastifyRequest, reply: FastifyReply, done?: () => void) => unknown
